@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+
+/** A configuration problem, always naming the offending key. */
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    readonly problem: string,
+  ) {
+    super(`${key}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Binds a dotted config path to an environment variable and a command-line flag. */
+export interface ConfigBinding {
+  path: string;
+  env: string;
+  flag?: string;
+  /** Secrets also accept `<ENV>_FILE` and `<leaf>_file` in YAML, whose file content is the value. */
+  secret?: boolean;
+}
+
+export interface ConfigSources {
+  yamlPath: string | undefined;
+  env: NodeJS.ProcessEnv;
+  flags: Record<string, string | undefined>;
+}
+
+type Tree = Record<string, unknown>;
+
+export function loadLayeredConfig<S extends z.ZodType>(
+  schema: S,
+  bindings: readonly ConfigBinding[],
+  sources: ConfigSources,
+): Readonly<z.output<S>> {
+  const tree = sources.yamlPath === undefined ? {} : readYaml(sources.yamlPath);
+  for (const binding of bindings) {
+    if (binding.secret) resolveYamlSecretFile(tree, binding.path);
+    const fromEnv = envValue(binding, sources.env);
+    if (fromEnv !== undefined) setPath(tree, binding.path, fromEnv);
+    const fromFlag = binding.flag === undefined ? undefined : sources.flags[binding.flag];
+    if (fromFlag !== undefined) setPath(tree, binding.path, scalar(fromFlag));
+  }
+  const result = schema.safeParse(tree);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const path = [...issue.path, ...(unknownKey === undefined ? [] : [unknownKey])].join('.');
+    throw new ConfigError(path || '(root)', unknownKey === undefined ? issue.message : 'unknown key');
+  }
+  return deepFreeze(result.data);
+}
+
+function readYaml(path: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('config', `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError('config', `${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError('config', `${path} must hold a mapping of keys`);
+  }
+  return parsed as Tree;
+}
+
+function envValue(binding: ConfigBinding, env: NodeJS.ProcessEnv): unknown {
+  const direct = env[binding.env];
+  if (direct !== undefined && direct !== '') return binding.secret ? direct : scalar(direct);
+  const file = binding.secret ? env[`${binding.env}_FILE`] : undefined;
+  if (file !== undefined && file !== '') return readSecretFile(`${binding.env}_FILE`, file);
+  return undefined;
+}
+
+function resolveYamlSecretFile(tree: Tree, path: string): void {
+  const keys = path.split('.');
+  const leaf = keys.pop()!;
+  const parent = keys.reduce<unknown>((node, key) => (isTree(node) ? node[key] : undefined), tree);
+  if (!isTree(parent) || parent[`${leaf}_file`] === undefined) return;
+  const file = parent[`${leaf}_file`];
+  if (typeof file !== 'string') throw new ConfigError(`${path}_file`, 'must be a file path');
+  parent[leaf] = readSecretFile(`${path}_file`, file);
+  delete parent[`${leaf}_file`];
+}
+
+function readSecretFile(key: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ConfigError(key, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** Environment and flag values are strings; read them as YAML scalars so "7117" is a number and "true" a boolean. */
+function scalar(raw: string): unknown {
+  try {
+    const value: unknown = parseYaml(raw);
+    return value === null || typeof value === 'object' ? raw : value;
+  } catch {
+    return raw;
+  }
+}
+
+function setPath(tree: Tree, path: string, value: unknown): void {
+  const keys = path.split('.');
+  const leaf = keys.pop()!;
+  let node = tree;
+  for (const key of keys) {
+    if (!isTree(node[key])) node[key] = {};
+    node = node[key] as Tree;
+  }
+  node[leaf] = value;
+}
+
+function isTree(value: unknown): value is Tree {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,103 @@
+import argon2 from 'argon2';
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { newId } from '../../crypto/new-id.js';
+import type { Access, Role } from '../permissions.js';
+import type { Organization, OrganizationsRepository, Plan } from './organizations-repository.js';
+import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
+import type { User, UsersRepository } from './users-repository.js';
+
+export interface NewOrganization {
+  name: string;
+  plan: Plan;
+  customHourlyLimit?: number | null;
+}
+
+export interface NewUser {
+  orgId: string;
+  email: string;
+  name?: string;
+  role: Role;
+  passwordHash?: string;
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, { type: argon2.argon2id });
+}
+
+export class IdentityService {
+  constructor(
+    private readonly organizations: OrganizationsRepository,
+    private readonly users: UsersRepository,
+    private readonly serviceAccounts: ServiceAccountsRepository,
+  ) {}
+
+  createOrganization(input: NewOrganization, now: Date): Organization {
+    const organization: Organization = {
+      id: newId('org'),
+      name: input.name,
+      slug: slugify(input.name),
+      plan: input.plan,
+      custom_hourly_limit: input.customHourlyLimit ?? null,
+      created_at: now.toISOString(),
+    };
+    try {
+      this.organizations.insert(organization);
+    } catch (error) {
+      throw uniqueViolation(error) ? new ConflictError('already_exists', `An organization named ${input.name} exists`, 'name') : error;
+    }
+    return organization;
+  }
+
+  requireOrganization(id: string): Organization {
+    const organization = this.organizations.findById(id);
+    if (organization === undefined) throw new NotFoundError(`No organization ${id}`, 'org');
+    return organization;
+  }
+
+  createUser(input: NewUser, now: Date): User {
+    this.requireOrganization(input.orgId);
+    const user: User = {
+      id: newId('usr'),
+      org_id: input.orgId,
+      email: input.email,
+      name: input.name ?? input.email.split('@')[0]!,
+      role: input.role,
+      password_hash: input.passwordHash ?? null,
+      created_at: now.toISOString(),
+    };
+    try {
+      this.users.insert(user);
+    } catch (error) {
+      throw uniqueViolation(error) ? new ConflictError('already_exists', `A user with email ${input.email} exists`, 'email') : error;
+    }
+    return user;
+  }
+
+  requireUser(orgId: string, email: string): User {
+    const user = this.users.findByEmail(orgId, email);
+    if (user === undefined) throw new NotFoundError(`No user ${email} in organization ${orgId}`, 'email');
+    return user;
+  }
+
+  setUserRole(orgId: string, userId: string, role: Role): void {
+    if (!this.users.setRole(orgId, userId, role)) throw new NotFoundError(`No user ${userId}`, 'user');
+  }
+
+  /** The named service account, created with `permission` when it does not exist yet. */
+  serviceAccount(orgId: string, name: string, permission: Access, now: Date): ServiceAccount {
+    const existing = this.serviceAccounts.findByName(orgId, name);
+    if (existing !== undefined) return existing;
+    const account: ServiceAccount = { id: newId('sa'), org_id: orgId, name, permission, created_at: now.toISOString() };
+    this.serviceAccounts.insert(account);
+    return account;
+  }
+}
+
+export function slugify(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return slug || 'org';
+}
+
+function uniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -1,0 +1,40 @@
+import type { Db } from '../../storage/open-database.js';
+
+export const plans = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof plans)[number];
+
+export interface Organization {
+  id: string;
+  name: string;
+  slug: string;
+  plan: Plan;
+  custom_hourly_limit: number | null;
+  created_at: string;
+}
+
+export class OrganizationsRepository {
+  readonly #insert;
+  readonly #byId;
+  readonly #count;
+
+  constructor(db: Db) {
+    this.#insert = db.prepare<Organization>(
+      `INSERT INTO organizations (id, name, slug, plan, custom_hourly_limit, created_at)
+       VALUES (@id, @name, @slug, @plan, @custom_hourly_limit, @created_at)`,
+    );
+    this.#byId = db.prepare<[string], Organization>('SELECT * FROM organizations WHERE id = ?');
+    this.#count = db.prepare<[], number>('SELECT count(*) FROM organizations').pluck();
+  }
+
+  insert(organization: Organization): void {
+    this.#insert.run(organization);
+  }
+
+  findById(id: string): Organization | undefined {
+    return this.#byId.get(id);
+  }
+
+  count(): number {
+    return this.#count.get()!;
+  }
+}

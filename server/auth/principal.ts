@@ -1,0 +1,18 @@
+import type { ApiKeyKind } from './api-keys/api-key-token.js';
+import type { Plan } from './identity/organizations-repository.js';
+import type { Access, Role, Scope } from './permissions.js';
+
+/** Who is calling, with the rights in force for this request. */
+export interface Principal {
+  orgId: string;
+  plan: Plan;
+  customHourlyLimit: number | null;
+  credentialId: string;
+  kind: ApiKeyKind;
+  userId: string | null;
+  role: Role | null;
+  serviceAccountId: string | null;
+  access: Access;
+  scopes: readonly Scope[];
+  expiresAt: string | null;
+}

@@ -1,0 +1,23 @@
+import type { DatabaseRow } from './databases-repository.js';
+
+/** The public record: the password never leaves, only whether one is set. */
+export function presentDatabase(row: DatabaseRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    version: row.version,
+    status: row.status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    connection: {
+      host: row.host,
+      port: row.port,
+      database: row.database_name,
+      username: row.username,
+      ssl: row.ssl === 1,
+      password_set: row.password_encrypted !== null,
+    },
+    monitoring: { enabled: row.monitoring_enabled === 1, interval_seconds: row.interval_seconds },
+  };
+}

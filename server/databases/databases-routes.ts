@@ -1,0 +1,93 @@
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { listEnvelope, pageWindow } from '../http/paging.js';
+import { errorBody, errorResponses } from '../openapi/error-responses.js';
+import { presentDatabase } from './database-presenter.js';
+import type { DatabasesService } from './databases-service.js';
+import {
+  databaseCreateBody,
+  databaseIdParams,
+  databaseList,
+  databaseListQuery,
+  databaseRecord,
+  databaseUpdateBody,
+} from './databases-schema.js';
+
+const tag = 'Databases';
+const conflict = { 409: { description: 'The name is taken in this organization', schema: errorBody } };
+
+export function databasesRoutes(databases: DatabasesService, now: () => Date): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/databases',
+      operationId: 'listDatabases',
+      summary: 'List monitored databases',
+      tag,
+      auth: { scope: 'databases', access: 'read' },
+      query: databaseListQuery,
+      responses: { 200: { description: 'A page of databases', schema: databaseList }, ...errorResponses },
+      handler: (ctx, { query, principal }) => {
+        const window = pageWindow(query);
+        const { rows, total } = databases.list(principal.orgId, query, window.limit, window.offset);
+        ctx.body = listEnvelope(ctx, rows.map(presentDatabase), total, query);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/databases',
+      operationId: 'createDatabase',
+      summary: 'Register a database to monitor',
+      tag,
+      auth: { scope: 'databases', access: 'write' },
+      body: databaseCreateBody,
+      responses: { 201: { description: 'The new database', schema: databaseRecord }, ...errorResponses, ...conflict },
+      handler: (ctx, { body, principal }) => {
+        const row = databases.create(principal.orgId, body, now());
+        ctx.status = 201;
+        ctx.set('Location', `/v1/databases/${row.id}`);
+        ctx.body = presentDatabase(row);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/databases/{id}',
+      operationId: 'getDatabase',
+      summary: 'Read a database',
+      tag,
+      auth: { scope: 'databases', access: 'read' },
+      params: databaseIdParams,
+      responses: { 200: { description: 'The database', schema: databaseRecord }, ...errorResponses },
+      handler: (ctx, { params, principal }) => {
+        ctx.body = presentDatabase(databases.get(principal.orgId, params.id));
+      },
+    }),
+    defineRoute({
+      method: 'put',
+      path: '/v1/databases/{id}',
+      operationId: 'updateDatabase',
+      summary: 'Update a database; given fields are merged, a null password clears it',
+      tag,
+      auth: { scope: 'databases', access: 'write' },
+      params: databaseIdParams,
+      body: databaseUpdateBody,
+      responses: { 200: { description: 'The updated database', schema: databaseRecord }, ...errorResponses, ...conflict },
+      handler: (ctx, { params, body, principal }) => {
+        ctx.body = presentDatabase(databases.update(principal.orgId, params.id, body, now()));
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/databases/{id}',
+      operationId: 'deleteDatabase',
+      summary: 'Remove a database with all its samples, queries, alerts and optimizations',
+      tag,
+      auth: { scope: 'databases', access: 'write' },
+      params: databaseIdParams,
+      responses: { 204: { description: 'Removed' }, ...errorResponses },
+      handler: (ctx, { params, principal }) => {
+        databases.delete(principal.orgId, params.id);
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

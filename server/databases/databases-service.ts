@@ -1,0 +1,103 @@
+import { ConflictError, NotFoundError } from '../errors.js';
+import { newId } from '../crypto/new-id.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { DatabaseFilter, DatabaseRow, DatabasesRepository } from './databases-repository.js';
+import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
+
+export function defaultPort(type: DatabaseType): number {
+  return type === 'postgresql' ? 5432 : 3306;
+}
+
+export class DatabasesService {
+  constructor(
+    private readonly databases: DatabasesRepository,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  create(orgId: string, input: DatabaseCreate, now: Date): DatabaseRow {
+    const id = newId('db');
+    const at = now.toISOString();
+    const row: DatabaseRow = {
+      id,
+      org_id: orgId,
+      name: input.name,
+      type: input.type,
+      host: input.connection.host,
+      port: input.connection.port ?? defaultPort(input.type),
+      database_name: input.connection.database,
+      username: input.connection.username,
+      password_encrypted: input.connection.password === undefined ? null : this.secrets.seal(input.connection.password, id),
+      ssl: Number(input.connection.ssl),
+      monitoring_enabled: Number(input.monitoring.enabled),
+      interval_seconds: input.monitoring.interval_seconds,
+      version: null,
+      status: input.monitoring.enabled ? 'pending' : 'paused',
+      created_at: at,
+      updated_at: at,
+    };
+    this.write(() => this.databases.insert(row), input.name);
+    return row;
+  }
+
+  get(orgId: string, id: string): DatabaseRow {
+    const row = this.databases.findById(orgId, id);
+    if (row === undefined) throw new NotFoundError(`No database ${id}`, 'id');
+    return row;
+  }
+
+  list(orgId: string, filter: DatabaseFilter, limit: number, offset: number) {
+    return this.databases.list(orgId, filter, limit, offset);
+  }
+
+  /** Merges the given fields into the stored record; a null password clears it. */
+  update(orgId: string, id: string, patch: DatabaseUpdate, now: Date): DatabaseRow {
+    const current = this.get(orgId, id);
+    const type = patch.type ?? current.type;
+    const keptDefaultPort = current.port === defaultPort(current.type) ? defaultPort(type) : current.port;
+    const connection = patch.connection ?? {};
+    const enabled = patch.monitoring?.enabled ?? current.monitoring_enabled === 1;
+    const next: DatabaseRow = {
+      ...current,
+      name: patch.name ?? current.name,
+      type,
+      host: connection.host ?? current.host,
+      port: connection.port ?? keptDefaultPort,
+      database_name: connection.database ?? current.database_name,
+      username: connection.username ?? current.username,
+      password_encrypted: this.nextPassword(current, connection.password),
+      ssl: connection.ssl === undefined ? current.ssl : Number(connection.ssl),
+      monitoring_enabled: Number(enabled),
+      interval_seconds: patch.monitoring?.interval_seconds ?? current.interval_seconds,
+      status: nextStatus(current, enabled),
+      updated_at: now.toISOString(),
+    };
+    this.write(() => this.databases.update(next), next.name);
+    return next;
+  }
+
+  delete(orgId: string, id: string): void {
+    if (!this.databases.delete(orgId, id)) throw new NotFoundError(`No database ${id}`, 'id');
+  }
+
+  private nextPassword(current: DatabaseRow, password: string | null | undefined): Buffer | null {
+    if (password === undefined) return current.password_encrypted;
+    return password === null ? null : this.secrets.seal(password, current.id);
+  }
+
+  private write(statement: () => void, name: string): void {
+    try {
+      statement();
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new ConflictError('already_exists', `A database named ${name} exists in this organization`, 'name');
+      }
+      throw error;
+    }
+  }
+}
+
+/** Turning monitoring off pauses the database; turning it back on waits for the next sample. */
+function nextStatus(current: DatabaseRow, enabled: boolean): DatabaseRow['status'] {
+  if (!enabled) return 'paused';
+  return current.status === 'paused' ? 'pending' : current.status;
+}

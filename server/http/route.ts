@@ -1,0 +1,70 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.js';
+import { requirePrincipal, type AccessRequirement, type AuthResult } from './authenticate.js';
+import { parseInput } from './validate.js';
+
+type ObjectSchema = z.ZodObject;
+
+export interface RouteResponse {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+/** One endpoint: its chain, its schemas and its handler. The same definition serves routing and the OpenAPI document. */
+export interface RouteDefinition<
+  P extends ObjectSchema | undefined = ObjectSchema | undefined,
+  Q extends ObjectSchema | undefined = ObjectSchema | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  A extends AccessRequirement | 'public' = AccessRequirement | 'public',
+> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI form from the server root: `/v1/databases/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  auth: A;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, RouteResponse>;
+  handler: (ctx: Context, input: RouteInput<P, Q, B, A>) => unknown;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<P, Q, B, A> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+  principal: A extends 'public' ? undefined : Principal;
+}
+
+export function defineRoute<
+  P extends ObjectSchema | undefined = undefined,
+  Q extends ObjectSchema | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  A extends AccessRequirement | 'public' = AccessRequirement,
+>(definition: RouteDefinition<P, Q, B, A>): RouteDefinition {
+  return definition as unknown as RouteDefinition;
+}
+
+export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
+  for (const route of routes) {
+    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    router[route.method](route.operationId, koaPath, async (ctx) => {
+      const principal =
+        route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
+      const input = {
+        params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
+        query: route.query === undefined ? undefined : parseInput(route.query, ctx.query),
+        body: route.body === undefined ? undefined : parseInput(route.body, ctx.request.body ?? {}),
+        principal,
+      };
+      await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { RouteResponse } from '../http/route.js';
+
+export const errorCodes = [
+  'missing_required_parameter',
+  'invalid_parameter',
+  'unknown_parameter',
+  'invalid_json',
+  'unsupported_content_type',
+  'body_too_large',
+  'method_not_allowed',
+  'missing_api_key',
+  'malformed_api_key',
+  'invalid_api_key',
+  'expired_api_key',
+  'revoked_api_key',
+  'insufficient_permission',
+  'ip_not_allowed',
+  'resource_missing',
+  'already_exists',
+  'already_revoked',
+  'already_resolved',
+  'already_applied',
+  'rate_limited',
+  'storage_unavailable',
+] as const;
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      type: z.enum([
+        'invalid_request',
+        'authentication_error',
+        'permission_error',
+        'not_found',
+        'conflict',
+        'rate_limit_exceeded',
+        'api_error',
+      ]),
+      message: z.string(),
+      param: z.string().optional(),
+      code: z.enum(errorCodes).optional(),
+      retry_after: z.number().int().optional().describe('On 429: Unix seconds when the window resets'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const errorResponses: Record<number, RouteResponse> = {
+  400: { description: 'Invalid request parameters or body', schema: errorBody },
+  401: { description: 'Missing, malformed, unknown, expired or revoked API key', schema: errorBody },
+  403: { description: 'The key lacks the scope or permission', schema: errorBody },
+  404: { description: 'No such resource in this organization', schema: errorBody },
+  429: { description: 'Rate limit exceeded', schema: errorBody },
+  500: { description: 'Internal error', schema: errorBody },
+};

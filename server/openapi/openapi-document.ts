@@ -1,0 +1,54 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { RouteDefinition } from '../http/route.js';
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current hour', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Unix seconds when the window resets', schema: { type: 'integer' as const } },
+  'X-Request-Id': { description: 'Identifies the request in the server log', schema: { type: 'string' as const } },
+};
+
+/** Builds the OpenAPI 3.1 document from the very route definitions that validate requests. */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], version: string) {
+  const registry = new OpenAPIRegistry();
+  const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: dbm_pat_... (personal) or dbm_sak_... (service account)',
+  });
+  for (const route of routes) {
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      security: route.auth === 'public' ? [] : [{ [bearer.name]: [] }],
+      request: {
+        ...(route.params && { params: route.params }),
+        ...(route.query && { query: route.query }),
+        ...(route.body && { body: { required: true, content: { 'application/json': { schema: route.body } } } }),
+      },
+      responses: Object.fromEntries(
+        Object.entries(route.responses).map(([status, response]) => [
+          status,
+          {
+            description: response.description,
+            headers: rateLimitHeaders,
+            ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
+          },
+        ]),
+      ),
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'dbmon API',
+      version,
+      description:
+        'Database monitoring API. Errors always use the Error body. Lists are paged with page/per_page and carry a Link header.',
+    },
+    servers: [{ url: '/' }],
+  });
+}

@@ -1,0 +1,20 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSecretKey } from './crypto/load-secret-key.js';
+import { migrate } from './storage/migrate.js';
+import { openDatabase, type Db } from './storage/open-database.js';
+
+export const databaseFileName = 'dbmon.db';
+
+export interface OpenState {
+  db: Db;
+  secretKey: Buffer;
+}
+
+/** Opens (creating on first use, owner-only) the state directory: the migrated database and the secret key. */
+export function openStateDir(stateDir: string, configuredSecretKey: string | undefined): OpenState {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(stateDir, databaseFileName));
+  migrate(db);
+  return { db, secretKey: loadSecretKey(configuredSecretKey, stateDir) };
+}
