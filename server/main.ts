@@ -10,6 +10,7 @@ import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServices } from './services.js';
 import { openStateDir } from './state-dir.js';
+import { migrate } from './storage/migrate.js';
 
 const exitConfigError = 78;
 
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   const config = readConfigOrExit();
   const logger = createLogger(config.log.level);
   const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
+  migrate(db);
   const services = createServices(db, secretKey);
   const now = () => new Date();
   await ensureInitialAdmin(services, config.state_dir, now(), logger);

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSecretKey } from './crypto/load-secret-key.js';
-import { migrate } from './storage/migrate.js';
 import { openDatabase, type Db } from './storage/open-database.js';
 
 export const databaseFileName = 'dbmon.db';
@@ -11,10 +10,9 @@ export interface OpenState {
   secretKey: Buffer;
 }
 
-/** Opens (creating on first use, owner-only) the state directory: the migrated database and the secret key. */
+/** Opens (creating on first use, owner-only) the state directory: the database and the secret key. */
 export function openStateDir(stateDir: string, configuredSecretKey: string | undefined): OpenState {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(stateDir, databaseFileName));
-  migrate(db);
   return { db, secretKey: loadSecretKey(configuredSecretKey, stateDir) };
 }

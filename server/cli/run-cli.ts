@@ -1,0 +1,185 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ConfigError } from '../../common/config-loader.js';
+import { parseDuration } from '../../common/duration.js';
+import { hashPassword } from '../auth/identity/identity-service.js';
+import { plans } from '../auth/identity/organizations-repository.js';
+import { accessLevels, roles, scopes } from '../auth/permissions.js';
+import { loadServerConfig, serverConfigFlags } from '../config.js';
+import { ApiError } from '../errors.js';
+import { createServices, type Services } from '../services.js';
+import { openStateDir } from '../state-dir.js';
+import { migrate } from '../storage/migrate.js';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  readStdin: () => Promise<string>;
+  now: () => Date;
+}
+
+class UsageError extends Error {}
+
+const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --state-dir DIR)
+  orgs create --name NAME [--plan free|pro|enterprise] [--hourly-limit N]
+  users create --org ORG_ID --email EMAIL --role owner|admin|member|viewer [--name NAME] [--password-stdin]
+  keys create --org ORG_ID --name NAME --permission read|write (--service-account NAME | --user EMAIL)
+              [--scopes a,b,...] [--expires-in 90d]
+  keys revoke KEY_ID
+  config validate
+  migrate`;
+
+const commandFlags = {
+  ...serverConfigFlags,
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  'hourly-limit': { type: 'string' },
+  org: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  permission: { type: 'string' },
+  'service-account': { type: 'string' },
+  user: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-in': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseFlags>['values'];
+
+function parseFlags(argv: string[]) {
+  return parseArgs({ args: argv, options: commandFlags, strict: true, allowPositionals: true });
+}
+
+/** The operator CLI; works on the state directory directly. Returns the process exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    io.stderr(`dbmon: ${(error as Error).message}\n${usage}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const command = positionals.slice(0, 2).join(' ');
+  if (flags.help || positionals.length === 0) {
+    io.stdout(usage);
+    return positionals.length === 0 && !flags.help ? 2 : 0;
+  }
+  try {
+    const config = loadServerConfig({ config: flags.config, 'state-dir': flags['state-dir'] }, io.env);
+    if (command === 'config validate') {
+      io.stdout(`configuration is valid (state directory ${config.state_dir})`);
+      return 0;
+    }
+    const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
+    try {
+      const applied = migrate(db);
+      if (command === 'migrate') {
+        io.stdout(applied.length === 0 ? 'schema is up to date' : `applied ${applied.map((m) => `${m.version}-${m.name}`).join(', ')}`);
+        return 0;
+      }
+      return await runCommand(command, positionals.slice(2), flags, createServices(db, secretKey), io);
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`dbmon: ${error.message}\n${usage}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`dbmon: invalid configuration: ${error.message}`);
+      return 78;
+    }
+    if (error instanceof ApiError) {
+      io.stderr(`dbmon: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function runCommand(command: string, args: string[], flags: Flags, services: Services, io: CliIo): Promise<number> {
+  const now = io.now();
+  switch (command) {
+    case 'orgs create': {
+      const hourlyLimit = flags['hourly-limit'] === undefined ? null : option('hourly-limit', z.coerce.number().int().min(1), flags['hourly-limit']);
+      const organization = services.identity.createOrganization(
+        {
+          name: option('name', z.string().trim().min(1).max(100), flags.name),
+          plan: option('plan', z.enum(plans), flags.plan ?? 'free'),
+          customHourlyLimit: hourlyLimit,
+        },
+        now,
+      );
+      io.stdout(organization.id);
+      return 0;
+    }
+    case 'users create': {
+      const passwordHash = flags['password-stdin'] ? await hashPassword(option('password', z.string().min(12), (await io.readStdin()).trim())) : undefined;
+      const user = services.identity.createUser(
+        {
+          orgId: option('org', z.string(), flags.org),
+          email: option('email', z.email(), flags.email),
+          role: option('role', z.enum(roles), flags.role),
+          ...(flags.name !== undefined && { name: flags.name }),
+          ...(passwordHash !== undefined && { passwordHash }),
+        },
+        now,
+      );
+      io.stdout(user.id);
+      return 0;
+    }
+    case 'keys create': {
+      const orgId = option('org', z.string(), flags.org);
+      services.identity.requireOrganization(orgId);
+      const permission = option('permission', z.enum(accessLevels), flags.permission);
+      if ((flags['service-account'] === undefined) === (flags.user === undefined)) {
+        throw new UsageError('give exactly one of --service-account NAME or --user EMAIL');
+      }
+      const owner =
+        flags.user === undefined
+          ? {
+              kind: 'service_account' as const,
+              serviceAccountId: services.identity.serviceAccount(orgId, flags['service-account']!, permission, now).id,
+            }
+          : { kind: 'personal' as const, userId: services.identity.requireUser(orgId, flags.user).id };
+      const expiresIn = flags['expires-in'] === undefined ? undefined : parseDuration(flags['expires-in']);
+      if (flags['expires-in'] !== undefined && expiresIn === undefined) {
+        throw new UsageError('--expires-in must be a duration such as 90d, 12h or 30m');
+      }
+      const key = services.apiKeys.create(
+        orgId,
+        owner,
+        {
+          name: option('name', z.string().trim().min(1).max(100), flags.name),
+          permission,
+          scopes: flags.scopes === undefined ? undefined : option('scopes', z.array(z.enum(scopes)).min(1), flags.scopes.split(',')),
+          expires_at: expiresIn === undefined ? undefined : new Date(now.getTime() + expiresIn).toISOString(),
+        },
+        now,
+      );
+      io.stdout(key.value);
+      return 0;
+    }
+    case 'keys revoke': {
+      const [id] = args;
+      if (id === undefined) throw new UsageError('keys revoke needs the key id');
+      services.apiKeys.revoke(id, now);
+      io.stdout(`revoked ${id}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+function option<S extends z.ZodType>(name: string, schema: S, value: unknown): z.output<S> {
+  if (value === undefined) throw new UsageError(`--${name} is required`);
+  const result = schema.safeParse(value);
+  if (!result.success) throw new UsageError(`--${name}: ${result.error.issues[0]!.message}`);
+  return result.data;
+}

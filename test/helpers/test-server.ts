@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../common/logger.js';
+import { createApp } from '../../server/app.js';
+import { RateLimiter } from '../../server/http/rate-limiter.js';
+import { closeGracefully, listen } from '../../server/http-server.js';
+import { createServices, type Services } from '../../server/services.js';
+import { openStateDir } from '../../server/state-dir.js';
+import { migrate } from '../../server/storage/migrate.js';
+import type { Db } from '../../server/storage/open-database.js';
+import type { Plan } from '../../server/auth/identity/organizations-repository.js';
+import type { Access, Role, Scope } from '../../server/auth/permissions.js';
+
+export interface TestServer {
+  url: string;
+  stateDir: string;
+  db: Db;
+  services: Services;
+  /** Every log line the server wrote, as raw JSON text. */
+  logLines: string[];
+  clock: { now: Date };
+  request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
+  close: () => Promise<void>;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary JSON
+  text: string;
+}
+
+/** A real server on an ephemeral loopback port over a real SQLite file in a temporary state directory. */
+export async function startTestServer(options: { now?: Date; bodyLimitBytes?: number } = {}): Promise<TestServer> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-test-'));
+  const { db, secretKey } = openStateDir(stateDir, undefined);
+  migrate(db);
+  const services = createServices(db, secretKey);
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const clock = { now: options.now ?? new Date() };
+  const app = createApp({
+    db,
+    logger: createLogger('debug', sink),
+    apiKeys: services.apiKeys,
+    databases: services.databases,
+    rateLimiter: new RateLimiter(),
+    now: () => clock.now,
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    version: 'test',
+  });
+  const server: Server = await listen(app, '127.0.0.1', 0);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    stateDir,
+    db,
+    services,
+    logLines,
+    clock,
+    request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
+    close: async () => {
+      await closeGracefully(server, 1000);
+      db.close();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function send(url: string, method: string, path: string, options: RequestOptions): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined && { body }) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export interface Tenant {
+  orgId: string;
+  /** A write service-account key with the default scopes. */
+  key: string;
+}
+
+/** An organization with a write service-account key; the building block of most API tests. */
+export function createTenant(services: Services, now: Date, plan: Plan = 'enterprise', name = `org-${Math.random().toString(36).slice(2)}`): Tenant {
+  const organization = services.identity.createOrganization({ name, plan }, now);
+  return { orgId: organization.id, key: createServiceKey(services, organization.id, now) };
+}
+
+export function createServiceKey(
+  services: Services,
+  orgId: string,
+  now: Date,
+  options: { permission?: Access; scopes?: Scope[]; expiresAt?: string; account?: string } = {},
+): string {
+  const permission = options.permission ?? 'write';
+  const account = services.identity.serviceAccount(orgId, options.account ?? `sa-${permission}`, permission, now);
+  return services.apiKeys.create(
+    orgId,
+    { kind: 'service_account', serviceAccountId: account.id },
+    { name: 'test key', permission, scopes: options.scopes, expires_at: options.expiresAt },
+    now,
+  ).value;
+}
+
+export function createUserKey(
+  services: Services,
+  orgId: string,
+  now: Date,
+  role: Role,
+  permission: Access = 'write',
+): { userId: string; key: string } {
+  const user = services.identity.createUser({ orgId, email: `${role}-${Math.random().toString(36).slice(2)}@example.test`, role }, now);
+  const key = services.apiKeys.create(orgId, { kind: 'personal', userId: user.id }, { name: 'pat', permission }, now).value;
+  return { userId: user.id, key };
+}
