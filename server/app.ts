@@ -1,10 +1,9 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
+import { agentsRoutes } from './agents/agents-routes.js';
 import { apiKeysRoutes } from './auth/api-keys/api-keys-routes.js';
-import type { ApiKeysService } from './auth/api-keys/api-keys-service.js';
 import { databasesRoutes } from './databases/databases-routes.js';
-import type { DatabasesService } from './databases/databases-service.js';
 import { healthRoutes } from './health/health-routes.js';
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/authenticate.js';
@@ -15,39 +14,48 @@ import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutes } from './http/route.js';
 import { unmatched } from './http/unmatched.js';
+import { metricsEndpointRoutes } from './metrics-endpoint/metrics-endpoint-routes.js';
+import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import type { Services } from './services.js';
 import type { Db } from './storage/open-database.js';
 
 export interface AppDependencies {
   db: Db;
   logger: Logger;
-  apiKeys: ApiKeysService;
-  databases: DatabasesService;
+  services: Services;
+  serverMetrics: ServerMetrics;
   rateLimiter: RateLimiter;
   now: () => Date;
   bodyLimitBytes: number;
   version: string;
+  metricsToken?: string | undefined;
   /** Honour X-Forwarded-For for client addresses (behind a reverse proxy only). */
   proxy?: boolean;
 }
 
 /** Builds the Koa application; it never listens, so tests drive `app.callback()` directly. */
 export function createApp(deps: AppDependencies): Koa {
+  const { services, now } = deps;
   const app = new Koa({ proxy: deps.proxy ?? false });
   const routes = [
     ...healthRoutes(deps.db),
-    ...apiKeysRoutes(deps.apiKeys, deps.now),
-    ...databasesRoutes(deps.databases, deps.now),
+    ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
+    ...apiKeysRoutes(services.apiKeys, now),
+    ...databasesRoutes(services.databases, now),
+    ...metricsRoutes(services.databases, services.metrics, now),
+    ...agentsRoutes(services.agents, services.ingest, deps.serverMetrics, now),
   ];
   const router = new Router();
   mountRoutes(router, [...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]);
 
   app.use(requestId());
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
-  app.use(onlyUnderV1(authenticate(deps.apiKeys, deps.now)));
-  app.use(onlyUnderV1(rateLimit(deps.rateLimiter, deps.now)));
+  app.use(onlyUnderV1(authenticate(services.apiKeys, now)));
+  app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
   for (const middleware of jsonBody(deps.bodyLimitBytes)) app.use(middleware);
   app.use(router.routes());

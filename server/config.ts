@@ -2,8 +2,22 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
+import { parseDuration } from '../common/duration.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const duration = (fallback: string, minimumMs = 60_000) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined || ms < minimumMs) {
+        ctx.addIssue({ code: 'custom', message: `must be a duration such as ${fallback}, at least ${minimumMs / 1000} s` });
+        return z.NEVER;
+      }
+      return ms;
+    });
 
 const serverConfigSchema = z.strictObject({
   server: z
@@ -21,6 +35,22 @@ const serverConfigSchema = z.strictObject({
     .optional(),
   log: z.strictObject({ level: logLevel.default('info') }).prefault({}),
   metrics: z.strictObject({ token: z.string().min(16, 'must be at least 16 characters').optional() }).prefault({}),
+  agent: z
+    .strictObject({
+      embedded: z.boolean().default(true),
+      spool_max_samples: z.number().int().min(100).default(100_000),
+    })
+    .prefault({}),
+  // Raw samples must outlive the widest rollup bucket (1 day) so late samples refold exactly.
+  retention: z
+    .strictObject({
+      raw: duration('7d', 2 * 86_400_000),
+      '1m': duration('30d'),
+      '5m': duration('90d'),
+      '1h': duration('400d'),
+      '1d': duration('1825d'),
+    })
+    .prefault({}),
 });
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;
@@ -34,6 +64,13 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true },
   { path: 'log.level', env: 'DBMON_LOG_LEVEL', flag: 'log-level' },
   { path: 'metrics.token', env: 'DBMON_METRICS_TOKEN', secret: true },
+  { path: 'agent.embedded', env: 'DBMON_AGENT_EMBEDDED' },
+  { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
+  { path: 'retention.raw', env: 'DBMON_RETENTION_RAW' },
+  { path: 'retention.1m', env: 'DBMON_RETENTION_1M' },
+  { path: 'retention.5m', env: 'DBMON_RETENTION_5M' },
+  { path: 'retention.1h', env: 'DBMON_RETENTION_1H' },
+  { path: 'retention.1d', env: 'DBMON_RETENTION_1D' },
 ];
 
 export const serverConfigFlags = {

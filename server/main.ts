@@ -8,6 +8,7 @@ import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { loadServerConfig, parseServerFlags, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
+import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
 import { createServices } from './services.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
@@ -19,15 +20,16 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
   migrate(db);
-  const services = createServices(db, secretKey);
+  const services = createServices(db, secretKey, config.retention);
   const now = () => new Date();
   await ensureInitialAdmin(services, config.state_dir, now(), logger);
 
   const app = createApp({
     db,
     logger,
-    apiKeys: services.apiKeys,
-    databases: services.databases,
+    services,
+    serverMetrics: createServerMetrics(services, now),
+    metricsToken: config.metrics.token,
     rateLimiter: new RateLimiter(),
     now,
     bodyLimitBytes: config.server.body_limit_bytes,

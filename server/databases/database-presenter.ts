@@ -8,6 +8,7 @@ export function presentDatabase(row: DatabaseRow) {
     type: row.type,
     version: row.version,
     status: row.status,
+    agent_id: row.agent_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
     connection: {

@@ -14,6 +14,7 @@ export interface DatabaseRow {
   ssl: number;
   monitoring_enabled: number;
   interval_seconds: number;
+  agent_id: string | null;
   version: string | null;
   status: DatabaseStatus;
   created_at: string;
@@ -32,17 +33,22 @@ export class DatabasesRepository {
   readonly #page;
   readonly #count;
   readonly #delete;
+  readonly #assignedTo;
+  readonly #assignedToEmbedded;
+  readonly #byIdAnyOrg;
+  readonly #observe;
+  readonly #all;
 
   constructor(db: Db) {
     const columns = `id, org_id, name, type, host, port, database_name, username, password_encrypted, ssl,
-      monitoring_enabled, interval_seconds, version, status, created_at, updated_at`;
+      monitoring_enabled, interval_seconds, agent_id, version, status, created_at, updated_at`;
     this.#insert = db.prepare<DatabaseRow>(
       `INSERT INTO databases (${columns}) VALUES (${columns.split(',').map((column) => `@${column.trim()}`).join(', ')})`,
     );
     this.#update = db.prepare<DatabaseRow>(
       `UPDATE databases SET name = @name, type = @type, host = @host, port = @port, database_name = @database_name,
          username = @username, password_encrypted = @password_encrypted, ssl = @ssl,
-         monitoring_enabled = @monitoring_enabled, interval_seconds = @interval_seconds, version = @version,
+         monitoring_enabled = @monitoring_enabled, interval_seconds = @interval_seconds, agent_id = @agent_id, version = @version,
          status = @status, updated_at = @updated_at
        WHERE org_id = @org_id AND id = @id`,
     );
@@ -58,6 +64,24 @@ export class DatabasesRepository {
       )
       .pluck();
     this.#delete = db.prepare<[string, string]>('DELETE FROM databases WHERE org_id = ? AND id = ?');
+    this.#assignedTo = db.prepare<[string], DatabaseRow>(
+      'SELECT * FROM databases WHERE agent_id = ? AND monitoring_enabled = 1 ORDER BY created_at, id',
+    );
+    this.#assignedToEmbedded = db.prepare<[], DatabaseRow>(
+      'SELECT * FROM databases WHERE agent_id IS NULL AND monitoring_enabled = 1 ORDER BY created_at, id',
+    );
+    this.#all = db.prepare<[], DatabaseRow>('SELECT * FROM databases ORDER BY created_at, id');
+    this.#byIdAnyOrg = db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE id = ?');
+    // Alerts own warning/critical and the operator owns paused; a collection only moves between the rest.
+    this.#observe = db.prepare<{ id: string; reachable: number; version: string | null }>(
+      `UPDATE databases SET version = coalesce(@version, version),
+         status = CASE
+           WHEN status = 'paused' THEN status
+           WHEN @reachable = 0 THEN 'unreachable'
+           WHEN status IN ('warning', 'critical') THEN status
+           ELSE 'healthy' END
+       WHERE id = @id`,
+    );
   }
 
   insert(row: DatabaseRow): void {
@@ -75,6 +99,23 @@ export class DatabasesRepository {
   list(orgId: string, filter: DatabaseFilter, limit: number, offset: number): { rows: DatabaseRow[]; total: number } {
     const where = { org_id: orgId, type: filter.type ?? null, status: filter.status ?? null };
     return { rows: this.#page.all({ ...where, limit, offset }), total: this.#count.get(where)! };
+  }
+
+  /** Databases an agent collects; `null` is the server's embedded agent, which takes the unassigned ones. */
+  assignedTo(agentId: string | null): DatabaseRow[] {
+    return agentId === null ? this.#assignedToEmbedded.all() : this.#assignedTo.all(agentId);
+  }
+
+  all(): DatabaseRow[] {
+    return this.#all.all();
+  }
+
+  findAnyOrg(id: string): DatabaseRow | undefined {
+    return this.#byIdAnyOrg.get(id);
+  }
+
+  recordCollection(id: string, reachable: boolean, version: string | null): void {
+    this.#observe.run({ id, reachable: Number(reachable), version });
   }
 
   delete(orgId: string, id: string): boolean {

@@ -31,6 +31,7 @@ export const databaseCreateBody = z
         interval_seconds: intervalSeconds.default(60),
       })
       .prefault({}),
+    agent_id: z.string().nullable().default(null).describe('The agent that collects it; null: the server\'s embedded agent'),
   })
   .meta({ id: 'DatabaseCreate' });
 
@@ -51,6 +52,7 @@ export const databaseUpdateBody = z
     monitoring: z
       .strictObject({ enabled: z.boolean().optional(), interval_seconds: intervalSeconds.optional() })
       .optional(),
+    agent_id: z.string().nullable().optional(),
   })
   .meta({ id: 'DatabaseUpdate' });
 
@@ -64,6 +66,7 @@ export const databaseRecord = z
     type: z.enum(databaseTypes),
     version: z.string().nullable(),
     status: z.enum(databaseStatuses),
+    agent_id: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
     connection: z.object({

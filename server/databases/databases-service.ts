@@ -1,4 +1,5 @@
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
+import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { DatabaseFilter, DatabaseRow, DatabasesRepository } from './databases-repository.js';
@@ -11,6 +12,7 @@ export function defaultPort(type: DatabaseType): number {
 export class DatabasesService {
   constructor(
     private readonly databases: DatabasesRepository,
+    private readonly agents: AgentsRepository,
     private readonly secrets: SecretBox,
   ) {}
 
@@ -30,6 +32,7 @@ export class DatabasesService {
       ssl: Number(input.connection.ssl),
       monitoring_enabled: Number(input.monitoring.enabled),
       interval_seconds: input.monitoring.interval_seconds,
+      agent_id: this.checkedAgent(orgId, input.agent_id),
       version: null,
       status: input.monitoring.enabled ? 'pending' : 'paused',
       created_at: at,
@@ -68,6 +71,7 @@ export class DatabasesService {
       ssl: connection.ssl === undefined ? current.ssl : Number(connection.ssl),
       monitoring_enabled: Number(enabled),
       interval_seconds: patch.monitoring?.interval_seconds ?? current.interval_seconds,
+      agent_id: patch.agent_id === undefined ? current.agent_id : this.checkedAgent(orgId, patch.agent_id),
       status: nextStatus(current, enabled),
       updated_at: now.toISOString(),
     };
@@ -77,6 +81,25 @@ export class DatabasesService {
 
   delete(orgId: string, id: string): void {
     if (!this.databases.delete(orgId, id)) throw new NotFoundError(`No database ${id}`, 'id');
+  }
+
+  /** The connection settings an agent needs, password decrypted. */
+  connectionOf(row: DatabaseRow) {
+    return {
+      host: row.host,
+      port: row.port,
+      database: row.database_name,
+      username: row.username,
+      password: row.password_encrypted === null ? null : this.secrets.open(row.password_encrypted, row.id),
+      ssl: row.ssl === 1,
+    };
+  }
+
+  private checkedAgent(orgId: string, agentId: string | null): string | null {
+    if (agentId !== null && this.agents.findById(orgId, agentId) === undefined) {
+      throw new InvalidRequestError('invalid_parameter', `No agent ${agentId} in this organization`, 'agent_id');
+    }
+    return agentId;
   }
 
   private nextPassword(current: DatabaseRow, password: string | null | undefined): Buffer | null {

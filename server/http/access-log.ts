@@ -1,23 +1,21 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
 
-/** One line per request: id, method, matched route (never the query string, which may hold tokens), status, time. */
-export function accessLog(logger: Logger): Middleware {
+/**
+ * One log line and one metrics observation per request: id, method, matched route (never the raw
+ * path or query string, which may hold ids and tokens), status, time.
+ */
+export function accessLog(logger: Logger, metrics: ServerMetrics): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      logger.info(
-        {
-          requestId: ctx.state.requestId,
-          method: ctx.method,
-          route: ctx.routerPath ?? ctx.path,
-          status: ctx.status,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx._matchedRoute as string | undefined) ?? 'unmatched';
+      metrics.observeRequest(ctx.method, route, ctx.status, seconds);
+      logger.info({ requestId: ctx.state.requestId, method: ctx.method, route, status: ctx.status, ms: seconds * 1000 }, 'request');
     }
   };
 }

@@ -23,6 +23,7 @@ export const errorCodes = [
   'already_applied',
   'rate_limited',
   'storage_unavailable',
+  'invalid_metrics_token',
 ] as const;
 
 export const errorBody = z

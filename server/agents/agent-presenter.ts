@@ -1,0 +1,13 @@
+import type { AgentRow } from './agents-repository.js';
+
+export function presentAgent(row: AgentRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    hostname: row.hostname,
+    version: row.version,
+    spool_dropped_total: row.spool_dropped_total,
+    last_seen_at: row.last_seen_at,
+    created_at: row.created_at,
+  };
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { Context } from 'koa';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { listEnvelope, pageWindow, paginationSchema, pagingQuery } from '../http/paging.js';
+import type { IngestService } from '../metrics/ingest-service.js';
+import { errorResponses } from '../openapi/error-responses.js';
+import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import { assignments, ingestResult, sampleBatchBody } from './agent-protocol-schema.js';
+import { presentAgent } from './agent-presenter.js';
+import type { AgentIdentity, AgentsService } from './agents-service.js';
+
+const agentRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    hostname: z.string().nullable(),
+    version: z.string().nullable(),
+    spool_dropped_total: z.number().int(),
+    last_seen_at: z.string(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'Agent' });
+
+export function agentsRoutes(agents: AgentsService, ingest: IngestService, serverMetrics: ServerMetrics, now: () => Date): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/agents',
+      operationId: 'listAgents',
+      summary: 'List the remote agents of the organization (they appear on their first call)',
+      tag: 'Agents',
+      auth: { scope: 'databases', access: 'read' },
+      query: z.strictObject(pagingQuery),
+      responses: {
+        200: { description: 'A page of agents', schema: z.object({ data: z.array(agentRecord), pagination: paginationSchema() }) },
+        ...errorResponses,
+      },
+      handler: (ctx, { query, principal }) => {
+        const window = pageWindow(query);
+        const { rows, total } = agents.list(principal.orgId, window.limit, window.offset);
+        ctx.body = listEnvelope(ctx, rows.map(presentAgent), total, query);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent/assignments',
+      operationId: 'getAgentAssignments',
+      summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
+      tag: 'Agent protocol',
+      auth: { scope: 'agent', access: 'read' },
+      responses: { 200: { description: 'Assignments', schema: assignments }, ...errorResponses },
+      handler: (ctx, { principal }) => {
+        const agent = agents.identify(principal, identityOf(ctx), now());
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = agents.assignments(agent.id);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/agent/samples',
+      operationId: 'ingestSamples',
+      summary: 'Store a batch of snapshots; a retried batch id is stored once',
+      tag: 'Agent protocol',
+      auth: { scope: 'agent', access: 'write' },
+      body: sampleBatchBody,
+      responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
+      handler: (ctx, { body, principal }) => {
+        const agent = agents.identify(principal, identityOf(ctx), now());
+        const result = ingest.ingest({ kind: 'agent', agent }, body, now());
+        serverMetrics.recordIngest(result);
+        ctx.body = result;
+      },
+    }),
+  ];
+}
+
+function identityOf(ctx: Context): AgentIdentity {
+  const hostname = ctx.get('X-Dbmon-Agent-Hostname');
+  const version = /^dbmon-agent\/(\S{1,40})/.exec(ctx.get('User-Agent'))?.[1] ?? null;
+  return { hostname: /^[A-Za-z0-9._-]{1,253}$/.test(hostname) ? hostname : null, version };
+}

@@ -1,0 +1,66 @@
+import { newId } from '../crypto/new-id.js';
+import { PermissionError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import type { DatabasesRepository } from '../databases/databases-repository.js';
+import type { DatabasesService } from '../databases/databases-service.js';
+import type { Assignments } from './agent-protocol-schema.js';
+import type { AgentRow, AgentsRepository } from './agents-repository.js';
+
+export interface AgentIdentity {
+  hostname: string | null;
+  version: string | null;
+}
+
+export class AgentsService {
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly databaseRows: DatabasesRepository,
+    private readonly databases: DatabasesService,
+  ) {}
+
+  /** The agent behind a service-account key; it appears on its first authenticated call. */
+  identify(principal: Principal, identity: AgentIdentity, now: Date): AgentRow {
+    if (principal.kind !== 'service_account') throw new PermissionError('Agents authenticate with a service-account key');
+    const at = now.toISOString();
+    const existing = this.agents.findByApiKey(principal.credentialId);
+    if (existing !== undefined) {
+      this.agents.markSeen(existing.id, identity.hostname, identity.version, at);
+      return { ...existing, last_seen_at: at };
+    }
+    const agent: AgentRow = {
+      id: newId('agent'),
+      org_id: principal.orgId,
+      api_key_id: principal.credentialId,
+      name: identity.hostname ?? principal.credentialId,
+      hostname: identity.hostname,
+      version: identity.version,
+      spool_dropped_total: 0,
+      last_seen_at: at,
+      created_at: at,
+    };
+    this.agents.insert(agent);
+    return agent;
+  }
+
+  /** What an agent collects, with decrypted connection settings; `null` is the embedded agent. */
+  assignments(agentId: string | null): Assignments {
+    return {
+      agent_id: agentId,
+      databases: this.databaseRows.assignedTo(agentId).map((row) => ({
+        id: row.id,
+        name: row.name,
+        type: row.type,
+        interval_seconds: row.interval_seconds,
+        connection: this.databases.connectionOf(row),
+      })),
+    };
+  }
+
+  list(orgId: string, limit: number, offset: number) {
+    return this.agents.list(orgId, limit, offset);
+  }
+
+  all(): AgentRow[] {
+    return this.agents.all();
+  }
+}

@@ -1,0 +1,92 @@
+import type { AgentRow, AgentsRepository } from '../agents/agents-repository.js';
+import type { IngestSnapshot, SampleBatch } from '../agents/agent-protocol-schema.js';
+import type { DatabaseRow, DatabasesRepository } from '../databases/databases-repository.js';
+import type { Db } from '../storage/open-database.js';
+import type { SampleRow, SamplesRepository } from './samples-repository.js';
+
+/** Who sent a batch: a registered remote agent, or the server's own embedded agent. */
+export type IngestSource = { kind: 'agent'; agent: AgentRow } | { kind: 'embedded' };
+
+export interface IngestResult {
+  batch_id: string;
+  stored: number;
+  duplicate: boolean;
+  rejected: number;
+}
+
+/** Samples newer than this are refused: a clock that far ahead would pin "latest" in the future. */
+const maxClockSkewMs = 5 * 60_000;
+
+export class IngestService {
+  constructor(
+    private readonly db: Db,
+    private readonly samples: SamplesRepository,
+    private readonly databases: DatabasesRepository,
+    private readonly agents: AgentsRepository,
+    /** How far back a sample may be: older ones would land in rollup buckets whose raw data has expired. */
+    private readonly acceptableAgeMs: number,
+  ) {}
+
+  /** One transaction per batch; a batch id seen before stores nothing and says so. */
+  ingest(source: IngestSource, batch: SampleBatch, now: Date): IngestResult {
+    const nowMs = now.getTime();
+    const sourceKey = source.kind === 'agent' ? source.agent.id : 'embedded';
+    return this.db.transaction((): IngestResult => {
+      if (!this.samples.markBatch(sourceKey, batch.batch_id, nowMs)) {
+        return { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 };
+      }
+      let stored = 0;
+      let rejected = 0;
+      for (const { database_id, snapshot } of batch.samples) {
+        const database = this.databases.findAnyOrg(database_id);
+        const ts = Date.parse(snapshot.timestamp);
+        if (database === undefined || !collects(source, database) || ts > nowMs + maxClockSkewMs || ts < nowMs - this.acceptableAgeMs) {
+          rejected++;
+          continue;
+        }
+        if (!this.samples.insert(toSampleRow(database_id, ts, snapshot))) continue;
+        stored++;
+        const newest = this.samples.upsertLatest({
+          database_id,
+          ts,
+          reachable: Number(snapshot.reachable),
+          error: snapshot.error ?? null,
+          counters: JSON.stringify(snapshot.counters),
+          collectors: JSON.stringify(snapshot.collectors),
+        });
+        if (newest) this.databases.recordCollection(database_id, snapshot.reachable, snapshot.version);
+      }
+      if (source.kind === 'agent') this.agents.setSpoolDropped(source.agent.id, batch.spool_dropped_total);
+      return { batch_id: batch.batch_id, stored, duplicate: false, rejected };
+    })();
+  }
+}
+
+function collects(source: IngestSource, database: DatabaseRow): boolean {
+  return source.kind === 'embedded'
+    ? database.agent_id === null
+    : database.agent_id === source.agent.id && database.org_id === source.agent.org_id;
+}
+
+function toSampleRow(databaseId: string, ts: number, snapshot: IngestSnapshot): SampleRow {
+  const { metrics } = snapshot;
+  return {
+    database_id: databaseId,
+    ts,
+    reachable: Number(snapshot.reachable),
+    cpu_usage: metrics.cpu_usage,
+    memory_usage: metrics.memory_usage,
+    disk_usage: metrics.disk_usage,
+    connections_active: metrics.connections.active,
+    connections_idle: metrics.connections.idle,
+    connections_total: metrics.connections.total,
+    connections_max: metrics.connections.max,
+    queries_per_second: metrics.throughput.queries_per_second,
+    transactions_per_second: metrics.throughput.transactions_per_second,
+    avg_query_time_ms: metrics.latency.avg_query_time_ms,
+    p95_query_time_ms: metrics.latency.p95_query_time_ms,
+    p99_query_time_ms: metrics.latency.p99_query_time_ms,
+    latency_source: metrics.latency.source,
+    database_size_bytes: snapshot.database_size_bytes,
+  };
+}

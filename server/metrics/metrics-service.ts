@@ -1,0 +1,112 @@
+import { InvalidRequestError } from '../errors.js';
+import type { DatabaseRow } from '../databases/databases-repository.js';
+import { metricByPath, metricCatalog, type MetricDefinition } from './metric-catalog.js';
+import type { HistoryQuery, Range } from './metrics-schema.js';
+import { rollupResolutions, type RetentionMs, type RollupJob } from './rollup-job.js';
+import type { SamplesRepository } from './samples-repository.js';
+
+const autoMaxPoints = 500;
+const maxPoints = 10_000;
+const defaultHistorySpanMs = 3_600_000;
+
+type ConcreteResolution = 'raw' | (typeof rollupResolutions)[number]['name'];
+
+export class MetricsService {
+  constructor(
+    private readonly samples: SamplesRepository,
+    private readonly rollups: RollupJob,
+    private readonly retention: RetentionMs,
+  ) {}
+
+  /** Gauges from the latest sample; rates and latencies over the range ending now. */
+  current(database: DatabaseRow, range: Range, now: Date) {
+    const latest = this.samples.latest(database.id);
+    const rates = this.samples.rangeRates(database.id, now.getTime() - range.ms, now.getTime());
+    const value = (column: keyof NonNullable<typeof latest>) => (latest === undefined ? null : (latest[column] as number | null));
+    return {
+      database_id: database.id,
+      timestamp: latest === undefined ? null : new Date(latest.ts).toISOString(),
+      range: range.text,
+      status: database.status,
+      metrics: {
+        cpu_usage: value('cpu_usage'),
+        memory_usage: value('memory_usage'),
+        disk_usage: value('disk_usage'),
+        connections: {
+          active: value('connections_active'),
+          idle: value('connections_idle'),
+          total: value('connections_total'),
+          max: value('connections_max'),
+        },
+        throughput: {
+          queries_per_second: rates.queries_per_second,
+          transactions_per_second: rates.transactions_per_second,
+        },
+        latency: {
+          avg_query_time_ms: rates.avg_query_time_ms,
+          p95_query_time_ms: rates.p95_query_time_ms,
+          p99_query_time_ms: rates.p99_query_time_ms,
+          source: (latest?.latency_source ?? null) as 'histogram' | 'estimate' | null,
+        },
+      },
+    };
+  }
+
+  history(database: DatabaseRow, query: HistoryQuery, now: Date) {
+    const toMs = query.to === undefined ? now.getTime() : Date.parse(query.to);
+    const fromMs = query.from === undefined ? toMs - (query.range?.ms ?? defaultHistorySpanMs) : Date.parse(query.from);
+    if (query.from !== undefined && query.range !== undefined) {
+      throw new InvalidRequestError('invalid_parameter', 'Give either from or range, not both', 'range');
+    }
+    if (fromMs >= toMs) throw new InvalidRequestError('invalid_parameter', 'from must be before to', 'from');
+    const metrics = (query.metrics ?? metricCatalog.map((metric) => metric.path)).map((path) => metricByPath(path)!);
+    const resolution = this.pickResolution(query.resolution, toMs - fromMs, fromMs, database.interval_seconds * 1000, now.getTime());
+    const data =
+      resolution === 'raw'
+        ? this.samples.rawSeries(database.id, fromMs, toMs).map((row) => point(row, metrics, (metric) => row[metric.column] ?? null))
+        : this.rolledSeries(database.id, resolution, fromMs, toMs, metrics);
+    return {
+      database_id: database.id,
+      from: new Date(fromMs).toISOString(),
+      to: new Date(toMs).toISOString(),
+      resolution,
+      data,
+    };
+  }
+
+  private rolledSeries(databaseId: string, resolution: ConcreteResolution, fromMs: number, toMs: number, metrics: MetricDefinition[]) {
+    this.rollups.fold();
+    const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
+    const bucketFrom = Math.floor(fromMs / width) * width;
+    return this.samples.rollupSeries(databaseId, resolution, bucketFrom, toMs).map((row) =>
+      point(row, metrics, (metric) => ({
+        avg: row[`${metric.column}_avg`] ?? null,
+        min: row[`${metric.column}_min`] ?? null,
+        max: row[`${metric.column}_max`] ?? null,
+      })),
+    );
+  }
+
+  /** `auto` takes the finest resolution that gives at most ~500 points and still holds data that old. */
+  private pickResolution(asked: HistoryQuery['resolution'], spanMs: number, fromMs: number, sampleMs: number, nowMs: number): ConcreteResolution {
+    const candidates: { name: ConcreteResolution; ms: number }[] = [{ name: 'raw', ms: sampleMs }, ...rollupResolutions];
+    if (asked !== 'auto') {
+      const width = candidates.find((candidate) => candidate.name === asked)!.ms;
+      if (spanMs / width > maxPoints) {
+        throw new InvalidRequestError('invalid_parameter', `More than ${maxPoints} points; choose a coarser resolution`, 'resolution');
+      }
+      return asked;
+    }
+    const fitting = candidates.find(
+      (candidate) => spanMs / candidate.ms <= autoMaxPoints && fromMs >= nowMs - this.retention[candidate.name],
+    );
+    return fitting?.name ?? '1d';
+  }
+}
+
+function point<V>(row: Record<string, number | null>, metrics: MetricDefinition[], valueOf: (metric: MetricDefinition) => V) {
+  return {
+    timestamp: new Date(row.ts!).toISOString(),
+    metrics: Object.fromEntries(metrics.map((metric) => [metric.path, valueOf(metric)])),
+  };
+}
