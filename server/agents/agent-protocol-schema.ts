@@ -52,7 +52,7 @@ export type IngestSnapshot = z.output<typeof snapshotSchema>;
 export const sampleBatchBody = z
   .strictObject({
     batch_id: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, '16 to 64 characters of A-Z a-z 0-9 _ -'),
-    spool_dropped_total: z.number().int().min(0).default(0),
+    spool_dropped_total: z.number().int().min(0).optional().describe("Samples the agent's spool has dropped at its cap, cumulative"),
     samples: z.array(z.strictObject({ database_id: z.string(), snapshot: snapshotSchema })).min(1).max(500),
   })
   .meta({ id: 'SampleBatch' });

@@ -56,7 +56,9 @@ export class IngestService {
         });
         if (newest) this.databases.recordCollection(database_id, snapshot.reachable, snapshot.version);
       }
-      if (source.kind === 'agent') this.agents.setSpoolDropped(source.agent.id, batch.spool_dropped_total);
+      if (source.kind === 'agent' && batch.spool_dropped_total !== undefined) {
+        this.agents.setSpoolDropped(source.agent.id, batch.spool_dropped_total);
+      }
       return { batch_id: batch.batch_id, stored, duplicate: false, rejected };
     })();
   }

@@ -40,11 +40,12 @@ export class RollupJob {
       `min(${metric.column})`,
       `max(${metric.column})`,
     ]);
+    // better-sqlite3 binds JS numbers as REAL; the CASTs keep the bucket arithmetic integer division.
     this.#recompute = db.prepare<{ database_id: string; resolution: string; width: number; from: number; to: number }>(
       `INSERT OR REPLACE INTO sample_rollups (database_id, resolution, bucket, samples, ${rollupColumns(metricCatalog).join(', ')})
-       SELECT database_id, @resolution, (ts / @width) * @width, count(*), ${aggregates.join(', ')}
+       SELECT database_id, @resolution, (ts / CAST(@width AS INTEGER)) * @width, count(*), ${aggregates.join(', ')}
        FROM samples WHERE database_id = @database_id AND ts >= @from AND ts < @to
-       GROUP BY ts / @width`,
+       GROUP BY ts / CAST(@width AS INTEGER)`,
     );
     this.#expireRaw = db.prepare<[number]>('DELETE FROM samples WHERE ts < ?');
     this.#expireRollups = db.prepare<[string, number]>('DELETE FROM sample_rollups WHERE resolution = ? AND bucket < ?');
