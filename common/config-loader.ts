@@ -70,7 +70,16 @@ function readYaml(path: string): Tree {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError('config', `${path} must hold a mapping of keys`);
   }
-  return parsed as Tree;
+  return withoutEmptyKeys(parsed as Tree);
+}
+
+/** A key left empty in YAML (`metrics:` with only comments under it) means "use the defaults". */
+function withoutEmptyKeys(tree: Tree): Tree {
+  return Object.fromEntries(
+    Object.entries(tree)
+      .filter(([, value]) => value !== null)
+      .map(([key, value]) => [key, isTree(value) ? withoutEmptyKeys(value) : value]),
+  );
 }
 
 function envValue(binding: ConfigBinding, env: NodeJS.ProcessEnv): unknown {

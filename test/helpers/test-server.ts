@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import type Koa from 'koa';
 import { createLogger } from '../../common/logger.js';
 import { createApp } from '../../server/app.js';
 import { RateLimiter } from '../../server/http/rate-limiter.js';
 import { closeGracefully, listen } from '../../server/http-server.js';
+import { createServerMetrics } from '../../server/metrics-endpoint/create-server-metrics.js';
 import { createServices, type Services } from '../../server/services.js';
 import { openStateDir } from '../../server/state-dir.js';
 import { migrate } from '../../server/storage/migrate.js';
@@ -17,6 +19,8 @@ import type { Access, Role, Scope } from '../../server/auth/permissions.js';
 
 export interface TestServer {
   url: string;
+  /** The Koa application being served (its middleware holds the router, for tests that enumerate routes). */
+  app: Koa;
   stateDir: string;
   db: Db;
   services: Services;
@@ -41,9 +45,13 @@ export interface TestResponse {
   text: string;
 }
 
-/** A real server on an ephemeral loopback port over a real SQLite file in a temporary state directory. */
-export async function startTestServer(options: { now?: Date; bodyLimitBytes?: number } = {}): Promise<TestServer> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-test-'));
+/**
+ * A real server on an ephemeral loopback port over a real SQLite file in a temporary state directory.
+ * With `stateDir`, it opens that directory instead (say, one the operator CLI prepared) and leaves it in place on close.
+ */
+export async function startTestServer(options: { now?: Date; bodyLimitBytes?: number; stateDir?: string; metricsToken?: string } = {}): Promise<TestServer> {
+  const ownsStateDir = options.stateDir === undefined;
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'dbmon-test-'));
   const { db, secretKey } = openStateDir(stateDir, undefined);
   migrate(db);
   const services = createServices(db, secretKey);
@@ -58,8 +66,9 @@ export async function startTestServer(options: { now?: Date; bodyLimitBytes?: nu
   const app = createApp({
     db,
     logger: createLogger('debug', sink),
-    apiKeys: services.apiKeys,
-    databases: services.databases,
+    services,
+    serverMetrics: createServerMetrics(services, () => clock.now),
+    metricsToken: options.metricsToken,
     rateLimiter: new RateLimiter(),
     now: () => clock.now,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
@@ -69,6 +78,7 @@ export async function startTestServer(options: { now?: Date; bodyLimitBytes?: nu
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    app,
     stateDir,
     db,
     services,
@@ -78,7 +88,7 @@ export async function startTestServer(options: { now?: Date; bodyLimitBytes?: nu
     close: async () => {
       await closeGracefully(server, 1000);
       db.close();
-      rmSync(stateDir, { recursive: true, force: true });
+      if (ownsStateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

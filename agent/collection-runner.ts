@@ -1,0 +1,140 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Collector, Contribution, Pingable } from './collector.js';
+import { intervalMetrics, type TimedReadings } from './interval-metrics.js';
+import type { CollectorOutcome, Snapshot } from './snapshot.js';
+
+export interface CollectionRunnerOptions<Source extends Pingable> {
+  source: Source;
+  collectors: readonly Collector<Source>[];
+  logger: Logger;
+  /** Deadline of one whole cycle, every collector included. */
+  timeoutMs: number;
+}
+
+/** The server refuses longer error texts (and with them the whole batch). */
+const MAX_ERROR_LENGTH = 1000;
+
+/**
+ * Collects one database: runs its collectors one after another (they share one connection, so
+ * each one's duration is its own), records how each fared, and turns the readings of
+ * consecutive cycles into rates. One runner per database; it owns that database's previous
+ * readings. A failing collector costs only its own part of the snapshot.
+ */
+export class CollectionRunner<Source extends Pingable> {
+  #previous: TimedReadings | undefined;
+  /** Last error logged, so that a lasting failure is logged once rather than every cycle. */
+  #databaseError: string | undefined;
+  readonly #collectorErrors = new Map<string, string>();
+
+  constructor(private readonly options: CollectionRunnerOptions<Source>) {}
+
+  async collect(now: Date = new Date()): Promise<Snapshot> {
+    const { source, collectors, logger, timeoutMs } = this.options;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const describe = (error: unknown): string =>
+      signal.aborted && error === signal.reason
+        ? `collection deadline of ${timeoutMs} ms exceeded`
+        : (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+    try {
+      // A connection that broke since the last cycle fails the first ping and is dropped;
+      // the second ping opens a fresh one.
+      await source.ping(signal).catch(() => source.ping(signal));
+      this.#reachable();
+    } catch (error) {
+      const message = describe(error);
+      this.#unreachable(message);
+      return unreachableSnapshot(now, message);
+    }
+    const outcomes: CollectorOutcome[] = [];
+    const contributions: Contribution[] = [];
+    for (const collector of collectors) {
+      const started = performance.now();
+      const ctx = { signal, now, logger: logger.child({ collector: collector.name }) };
+      try {
+        signal.throwIfAborted();
+        contributions.push(await collector.collect(source, ctx));
+        outcomes.push({ name: collector.name, duration_ms: performance.now() - started, success: true });
+        this.#collectorSucceeded(collector.name);
+      } catch (error) {
+        const message = describe(error);
+        outcomes.push({ name: collector.name, duration_ms: performance.now() - started, success: false, error: message });
+        this.#collectorFailed(collector.name, message);
+      }
+    }
+    const merged = mergeContributions(contributions);
+    const current: TimedReadings = { atMs: now.getTime(), readings: merged.readings ?? {} };
+    const derived = intervalMetrics(this.#previous, current);
+    this.#previous = current;
+    return {
+      timestamp: now.toISOString(),
+      reachable: true,
+      version: merged.version ?? null,
+      database_size_bytes: merged.databaseSizeBytes ?? null,
+      metrics: {
+        cpu_usage: derived.cpuUsage,
+        memory_usage: merged.memoryUsage ?? null,
+        disk_usage: merged.diskUsage ?? null,
+        connections: merged.connections ?? { active: null, idle: null, total: null, max: null },
+        throughput: derived.throughput,
+        latency: derived.latency,
+      },
+      counters: merged.counters ?? {},
+      collectors: outcomes,
+      ...(derived.statements && { statements: derived.statements }),
+    };
+  }
+
+  #unreachable(message: string): void {
+    if (this.#databaseError !== message) this.options.logger.warn({ error: message }, 'database unreachable');
+    this.#databaseError = message;
+  }
+
+  #reachable(): void {
+    if (this.#databaseError !== undefined) this.options.logger.info('database reachable again');
+    this.#databaseError = undefined;
+  }
+
+  #collectorFailed(name: string, message: string): void {
+    if (this.#collectorErrors.get(name) !== message) {
+      this.options.logger.warn({ collector: name, error: message }, 'collector failed');
+    }
+    this.#collectorErrors.set(name, message);
+  }
+
+  #collectorSucceeded(name: string): void {
+    if (this.#collectorErrors.delete(name)) this.options.logger.info({ collector: name }, 'collector recovered');
+  }
+}
+
+function mergeContributions(contributions: readonly Contribution[]): Contribution {
+  return contributions.reduce<Contribution>(
+    (merged, next) => ({
+      ...merged,
+      ...next,
+      counters: { ...merged.counters, ...next.counters },
+      readings: { ...merged.readings, ...next.readings },
+    }),
+    {},
+  );
+}
+
+function unreachableSnapshot(now: Date, error: string): Snapshot {
+  return {
+    timestamp: now.toISOString(),
+    reachable: false,
+    error,
+    version: null,
+    database_size_bytes: null,
+    metrics: {
+      cpu_usage: null,
+      memory_usage: null,
+      disk_usage: null,
+      connections: { active: null, idle: null, total: null, max: null },
+      throughput: { queries_per_second: null, transactions_per_second: null },
+      latency: { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null },
+    },
+    counters: {},
+    collectors: [],
+  };
+}

@@ -1,0 +1,22 @@
+import type { Collector } from '../../collector.js';
+import type { MysqlSource } from '../../sources/mysql-source.js';
+import { numberOf, textOf } from '../../sources/row.js';
+import { leadingVersion } from '../leading-version.js';
+
+export const mysqlDatabaseCollector: Collector<MysqlSource> = {
+  name: 'mysql_database',
+  async collect(source, { signal }) {
+    const [row] = await source.query(
+      `SELECT VERSION() AS version,
+              (SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0)
+                 FROM information_schema.TABLES
+                WHERE TABLE_SCHEMA = DATABASE()) AS size_bytes`,
+      [],
+      signal,
+    );
+    return {
+      version: leadingVersion(textOf(row?.version)),
+      databaseSizeBytes: numberOf(row?.size_bytes),
+    };
+  },
+};

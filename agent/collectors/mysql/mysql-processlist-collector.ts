@@ -1,0 +1,34 @@
+import type { Collector } from '../../collector.js';
+import { AGENT_NAME } from '../../sources/connection-settings.js';
+import type { MysqlSource } from '../../sources/mysql-source.js';
+import { numberOf } from '../../sources/row.js';
+
+/**
+ * Client connections whose default schema is the monitored database. Server threads (MariaDB's
+ * 'system user', the event scheduler) are not connections; the agent's own are recognised by
+ * the program_name attribute they connect with, and by this session's id when
+ * performance_schema is off. `max` is the server's limit, shared by all its databases.
+ */
+export const mysqlProcesslistCollector: Collector<MysqlSource> = {
+  name: 'mysql_processlist',
+  async collect(source, { signal }) {
+    const [row] = await source.query(
+      `SELECT COALESCE(SUM(COMMAND <> 'Sleep'), 0) AS active,
+              COUNT(*) AS total,
+              @@max_connections AS max
+         FROM information_schema.PROCESSLIST
+        WHERE DB = DATABASE()
+          AND COMMAND <> 'Daemon'
+          AND USER NOT IN ('system user', 'event_scheduler')
+          AND ID <> CONNECTION_ID()
+          AND ID NOT IN (SELECT PROCESSLIST_ID
+                           FROM performance_schema.session_connect_attrs
+                          WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?)`,
+      [AGENT_NAME],
+      signal,
+    );
+    const active = numberOf(row?.active);
+    const total = numberOf(row?.total);
+    return { connections: { active, idle: total - active, total, max: numberOf(row?.max) } };
+  },
+};

@@ -1,0 +1,127 @@
+import mysql from 'mysql2/promise';
+import type { Pingable } from '../collector.js';
+import { abortable } from './abortable.js';
+import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import type { Row } from './row.js';
+
+export type MysqlFlavor = 'mysql' | 'mariadb';
+
+interface Opened {
+  connection: mysql.Connection;
+  flavor: MysqlFlavor;
+}
+
+interface Session {
+  ready: Promise<Opened>;
+}
+
+/**
+ * One connection to one MySQL or MariaDB server, opened on first use and reopened on the next
+ * use after it broke, so the agent recovers by itself when the server comes back.
+ */
+export class MysqlSource implements Pingable {
+  #session: Session | null = null;
+
+  constructor(
+    private readonly settings: ConnectionSettings,
+    private readonly options: SourceOptions,
+  ) {}
+
+  async query(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<Row[]> {
+    signal.throwIfAborted();
+    const session = this.#open();
+    const discard = (): void => this.#discard(session);
+    try {
+      const { connection } = await abortable(session.ready, signal, discard);
+      const [rows] = await abortable(
+        connection.query({ sql: `${AGENT_MARKER} ${sql}`, values: [...params] }),
+        signal,
+        discard,
+      );
+      return rows as Row[];
+    } catch (error) {
+      if (breaksSession(error)) discard();
+      throw error;
+    }
+  }
+
+  async flavor(signal: AbortSignal): Promise<MysqlFlavor> {
+    signal.throwIfAborted();
+    const session = this.#open();
+    return (await abortable(session.ready, signal, () => this.#discard(session))).flavor;
+  }
+
+  async ping(signal: AbortSignal): Promise<void> {
+    await this.query('SELECT CONNECTION_ID()', [], signal);
+  }
+
+  async close(): Promise<void> {
+    const session = this.#session;
+    this.#session = null;
+    if (session === null) return;
+    const opened = await session.ready.catch(() => null);
+    await opened?.connection.end().catch(() => undefined);
+  }
+
+  #open(): Session {
+    if (this.#session !== null) return this.#session;
+    const session: Session = { ready: this.#connect(() => this.#discard(session)) };
+    session.ready.catch(() => this.#discard(session));
+    this.#session = session;
+    return session;
+  }
+
+  async #connect(onBroken: () => void): Promise<Opened> {
+    const { host, port, database, username, password, ssl } = this.settings;
+    const connection = await mysql.createConnection({
+      host,
+      port,
+      database,
+      user: username,
+      password: password ?? undefined,
+      ...(ssl && { ssl: {} }),
+      connectTimeout: this.options.connectTimeoutMs,
+      connectAttributes: { program_name: AGENT_NAME },
+    });
+    // Without a listener, a server-side disconnect of an idle connection would crash the process.
+    connection.on('error', onBroken);
+    try {
+      const [rows] = await connection.query(`${AGENT_MARKER} SELECT VERSION() AS version`);
+      const version = String((rows as Row[])[0]?.version);
+      const flavor: MysqlFlavor = version.includes('MariaDB') ? 'mariadb' : 'mysql';
+      await connection.query(`${AGENT_MARKER} ${this.#timeoutStatement(flavor)}`);
+      // Digest texts drop comments, so the marker cannot keep the agent's own statements out of
+      // performance_schema; not instrumenting this session does. It needs UPDATE on
+      // performance_schema.threads: without that, the agent's statements show among the digests.
+      await connection
+        .query(`${AGENT_MARKER} UPDATE performance_schema.threads SET INSTRUMENTED = 'NO' WHERE PROCESSLIST_ID = CONNECTION_ID()`)
+        .catch(() => undefined);
+      return { connection, flavor };
+    } catch (error) {
+      connection.destroy();
+      throw error;
+    }
+  }
+
+  #timeoutStatement(flavor: MysqlFlavor): string {
+    const ms = Math.round(this.options.statementTimeoutMs);
+    return flavor === 'mariadb'
+      ? `SET SESSION max_statement_time = ${ms / 1000}`
+      : `SET SESSION MAX_EXECUTION_TIME = ${ms}`;
+  }
+
+  #discard(session: Session): void {
+    if (this.#session === session) this.#session = null;
+    session.ready.then(
+      ({ connection }) => connection.destroy(),
+      () => undefined,
+    );
+  }
+}
+
+/** Statement errors leave the connection usable; anything the driver calls fatal does not. */
+function breaksSession(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return true;
+  const { errno, fatal } = error as { errno?: unknown; fatal?: unknown };
+  return typeof errno !== 'number' || fatal === true;
+}
