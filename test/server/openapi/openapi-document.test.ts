@@ -1,0 +1,183 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type Router from '@koa/router';
+import t from 'tap';
+import { startTestServer } from '../../helpers/test-server.js';
+
+interface Operation {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
+}
+
+type Doc = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, any>; securitySchemes: Record<string, { type: string; scheme: string }> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- schemas are arbitrary JSON
+};
+
+const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+/** Outside /v1 (health, Prometheus) no API key or rate limit applies; under /v1 only the document itself is public. */
+const isPublic = (path: string) => !path.startsWith('/v1/') || path === '/v1/openapi.json';
+const publicOperations = ['GET /healthz', 'GET /readyz', 'GET /v1/openapi.json'];
+const expectedOperations = [
+  'GET /v1/databases',
+  'POST /v1/databases',
+  'GET /v1/databases/{id}',
+  'PUT /v1/databases/{id}',
+  'DELETE /v1/databases/{id}',
+  'POST /v1/api-keys',
+  'GET /v1/api-keys',
+  'DELETE /v1/api-keys/{id}',
+  ...publicOperations,
+];
+const contractErrorCodes = [
+  'missing_required_parameter',
+  'invalid_parameter',
+  'unknown_parameter',
+  'invalid_json',
+  'unsupported_content_type',
+  'body_too_large',
+  'invalid_api_key',
+  'expired_api_key',
+  'revoked_api_key',
+  'insufficient_permission',
+  'ip_not_allowed',
+  'resource_missing',
+  'already_resolved',
+  'already_applied',
+  'rate_limited',
+];
+/** Codes the server answers with today beyond the contract's starting list. */
+const servedErrorCodes = ['invalid_metrics_token', 'missing_api_key', 'malformed_api_key', 'method_not_allowed', 'already_exists', 'already_revoked', 'storage_unavailable'];
+
+function operationsOf(doc: Doc): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    methods.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/** The routes the Koa router really serves, in the document's path form (`:id` to `{id}`), HEAD left out. */
+function servedOperations(app: { middleware: unknown[] }): string[] {
+  const router = app.middleware
+    .map((middleware) => (middleware as { router?: Router }).router)
+    .find((candidate) => candidate !== undefined);
+  if (router === undefined) throw new Error('no router mounted');
+  return router.stack.flatMap((layer) =>
+    layer.methods
+      .filter((method) => method !== 'HEAD')
+      .map((method) => `${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`),
+  );
+}
+
+t.test('the OpenAPI document', async (t) => {
+  const server = await startTestServer();
+  t.teardown(server.close);
+
+  const response = await server.request('GET', '/v1/openapi.json');
+  t.equal(response.status, 200, 'served without a key');
+  t.match(response.headers.get('content-type'), /^application\/json/);
+  t.ok(response.headers.get('x-ratelimit-limit'), 'rate-limit headers on public /v1 routes too');
+  const doc = response.body as Doc;
+
+  await t.test('is a valid OpenAPI 3.1 document', async (t) => {
+    t.match(doc.openapi, /^3\.1\.\d+$/);
+    t.equal(doc.info.version, 'test', 'carries the server version');
+    const validated = await SwaggerParser.validate(structuredClone(doc) as never);
+    t.ok(validated, 'swagger-parser accepts it');
+    const again = await server.request('GET', '/v1/openapi.json');
+    t.same(again.body, doc, 'the same document every time');
+  });
+
+  await t.test('documents every route the app serves, and nothing else', async (t) => {
+    const documented = operationsOf(doc).sort();
+    const served = servedOperations(server.app).sort();
+    t.same(documented, served, 'the document and the router agree');
+    for (const operation of expectedOperations) {
+      t.ok(documented.includes(operation), `documents ${operation}`);
+    }
+    const ids = Object.values(doc.paths).flatMap((item) => methods.flatMap((method) => item[method]?.operationId ?? []));
+    t.equal(new Set(ids).size, ids.length, 'operation ids are unique');
+    t.equal(ids.length, documented.length, 'every operation has an id');
+
+    for (const operation of documented) {
+      const [method, path] = operation.split(' ') as [string, string];
+      const concrete = path.replace(/\{id\}/g, 'db_doesnotexist0000000000');
+      const probe = await server.request(method, concrete, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+      t.not(probe.body?.error?.code, 'method_not_allowed', `${operation} is routed`);
+      t.notMatch(probe.body?.error?.message ?? '', /^No route/, `${operation} is routed`);
+    }
+  });
+
+  await t.test('every non-public operation declares bearer auth and its error responses', async (t) => {
+    t.same(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of methods) {
+        const operation = item[method];
+        if (operation === undefined) continue;
+        const name = `${method.toUpperCase()} ${path}`;
+        if (isPublic(path)) {
+          t.same(operation.security ?? [], [], `${name} needs no API key`);
+          t.notOk(operation.responses['429'], `${name} is not rate limited, so documents no 429`);
+          continue;
+        }
+        t.same(operation.security, [{ bearerAuth: [] }], `${name} needs a bearer key`);
+        for (const status of ['401', '403', '429']) {
+          t.ok(operation.responses[status], `${name} documents ${status}`);
+          t.equal(operation.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${name} ${status} uses the Error body`);
+        }
+        const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
+        t.equal(success.length, 1, `${name} has one success response`);
+        if (path.includes('{id}')) {
+          t.ok(operation.responses['404'], `${name} documents 404`);
+          t.ok(
+            operation.parameters?.some((parameter) => parameter.in === 'path' && parameter.name === 'id' && parameter.required === true),
+            `${name} documents the id path parameter`,
+          );
+        }
+        if (method === 'post' || method === 'put') t.ok(operation.responses['400'], `${name} documents 400`);
+      }
+    }
+  });
+
+  await t.test('the schemas match what the server answers', async (t) => {
+    const errorProperties = doc.components.schemas.Error.properties.error;
+    t.same([...errorProperties.required].sort(), ['message', 'type']);
+    t.same([...errorProperties.properties.type.enum].sort(), [
+      'api_error',
+      'authentication_error',
+      'conflict',
+      'invalid_request',
+      'not_found',
+      'permission_error',
+      'rate_limit_exceeded',
+    ]);
+    const codes: string[] = errorProperties.properties.code.enum;
+    for (const code of [...contractErrorCodes, ...servedErrorCodes]) t.ok(codes.includes(code), `the Error schema lists ${code}`);
+
+    const list = doc.paths['/v1/databases']!.get!;
+    const query = (list.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name).sort();
+    t.same(query, ['page', 'per_page', 'status', 'type'], 'list parameters are documented');
+    t.equal(doc.paths['/v1/databases']!.post!.requestBody?.content['application/json']?.schema.$ref, '#/components/schemas/DatabaseCreate');
+    t.equal(doc.paths['/v1/databases/{id}']!.put!.requestBody?.content['application/json']?.schema.$ref, '#/components/schemas/DatabaseUpdate');
+    const create = doc.components.schemas.DatabaseCreate;
+    t.same([...create.required].sort(), ['connection', 'name', 'type']);
+    t.same([...create.properties.connection.required].sort(), ['database', 'host', 'username']);
+    t.equal(create.additionalProperties, false, 'unknown fields are documented as refused');
+    t.equal(create.properties.monitoring.properties.interval_seconds.minimum, 10);
+    t.equal(create.properties.monitoring.properties.interval_seconds.maximum, 3600);
+    t.notOk('password' in doc.components.schemas.Database.properties.connection.properties, 'records document no password');
+    t.ok('password_set' in doc.components.schemas.Database.properties.connection.properties);
+
+    const tenantKey = (await import('../../helpers/test-server.js')).createTenant(server.services, server.clock.now).key;
+    const created = await server.request('POST', '/v1/databases', {
+      key: tenantKey,
+      body: { name: 'shape', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' } },
+    });
+    const recordKeys = Object.keys(doc.components.schemas.Database.properties).sort();
+    t.same(Object.keys(created.body).sort(), recordKeys, 'a served record has exactly the documented fields');
+    t.same(Object.keys(created.body.connection).sort(), Object.keys(doc.components.schemas.Database.properties.connection.properties).sort());
+  });
+});
