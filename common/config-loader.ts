@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 
@@ -20,6 +21,8 @@ export interface ConfigBinding {
   flag?: string;
   /** Secrets also accept `<ENV>_FILE` and `<leaf>_file` in YAML, whose file content is the value. */
   secret?: boolean;
+  /** Keep environment and flag values as text (a host named `0` stays a string); secrets always are. */
+  text?: boolean;
 }
 
 export interface ConfigSources {
@@ -37,11 +40,11 @@ export function loadLayeredConfig<S extends z.ZodType>(
 ): Readonly<z.output<S>> {
   const tree = sources.yamlPath === undefined ? {} : readYaml(sources.yamlPath);
   for (const binding of bindings) {
-    if (binding.secret) resolveYamlSecretFile(tree, binding.path);
+    if (binding.secret) resolveYamlSecretFile(tree, binding.path, sources.yamlPath);
     const fromEnv = envValue(binding, sources.env);
     if (fromEnv !== undefined) setPath(tree, binding.path, fromEnv);
     const fromFlag = binding.flag === undefined ? undefined : sources.flags[binding.flag];
-    if (fromFlag !== undefined) setPath(tree, binding.path, scalar(fromFlag));
+    if (fromFlag !== undefined) setPath(tree, binding.path, binding.text ? fromFlag : scalar(fromFlag));
   }
   const result = schema.safeParse(tree);
   if (!result.success) {
@@ -84,20 +87,21 @@ function withoutEmptyKeys(tree: Tree): Tree {
 
 function envValue(binding: ConfigBinding, env: NodeJS.ProcessEnv): unknown {
   const direct = env[binding.env];
-  if (direct !== undefined && direct !== '') return binding.secret ? direct : scalar(direct);
+  if (direct !== undefined && direct !== '') return binding.secret || binding.text ? direct : scalar(direct);
   const file = binding.secret ? env[`${binding.env}_FILE`] : undefined;
   if (file !== undefined && file !== '') return readSecretFile(`${binding.env}_FILE`, file);
   return undefined;
 }
 
-function resolveYamlSecretFile(tree: Tree, path: string): void {
+/** A relative `<key>_file` in YAML is read relative to the YAML file, as operators expect. */
+function resolveYamlSecretFile(tree: Tree, path: string, yamlPath: string | undefined): void {
   const keys = path.split('.');
   const leaf = keys.pop()!;
   const parent = keys.reduce<unknown>((node, key) => (isTree(node) ? node[key] : undefined), tree);
   if (!isTree(parent) || parent[`${leaf}_file`] === undefined) return;
   const file = parent[`${leaf}_file`];
   if (typeof file !== 'string') throw new ConfigError(`${path}_file`, 'must be a file path');
-  parent[leaf] = readSecretFile(`${path}_file`, file);
+  parent[leaf] = readSecretFile(`${path}_file`, yamlPath === undefined ? file : resolve(dirname(yamlPath), file));
   delete parent[`${leaf}_file`];
 }
 

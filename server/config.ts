@@ -56,11 +56,11 @@ const serverConfigSchema = z.strictObject({
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 
 const bindings: readonly ConfigBinding[] = [
-  { path: 'server.host', env: 'DBMON_HOST', flag: 'host' },
+  { path: 'server.host', env: 'DBMON_HOST', flag: 'host', text: true },
   { path: 'server.port', env: 'DBMON_PORT', flag: 'port' },
   { path: 'server.body_limit_bytes', env: 'DBMON_BODY_LIMIT_BYTES' },
   { path: 'server.shutdown_timeout_seconds', env: 'DBMON_SHUTDOWN_TIMEOUT_SECONDS' },
-  { path: 'state_dir', env: 'DBMON_STATE_DIR', flag: 'state-dir' },
+  { path: 'state_dir', env: 'DBMON_STATE_DIR', flag: 'state-dir', text: true },
   { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true },
   { path: 'log.level', env: 'DBMON_LOG_LEVEL', flag: 'log-level' },
   { path: 'metrics.token', env: 'DBMON_METRICS_TOKEN', secret: true },

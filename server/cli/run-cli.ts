@@ -119,7 +119,7 @@ async function runCommand(command: string, args: string[], flags: Flags, service
       return 0;
     }
     case 'users create': {
-      const passwordHash = flags['password-stdin'] ? await hashPassword(option('password', z.string().min(12), (await io.readStdin()).trim())) : undefined;
+      const passwordHash = flags['password-stdin'] ? await hashPassword(option('password', z.string().min(12), (await io.readStdin()).replace(/\r?\n$/, ''))) : undefined;
       const user = services.identity.createUser(
         {
           orgId: option('org', z.string(), flags.org),

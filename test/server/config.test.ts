@@ -169,3 +169,14 @@ t.test('invalid values name the key', async (t) => {
   t.same(loadServerConfig({ config: file('') }, {}).server.port, 7117, 'an empty YAML file means all defaults');
   t.same(loadServerConfig({ config: file('# only a comment\n') }, {}).server.port, 7117);
 });
+
+t.test('text-valued keys stay text and relative secret files follow the YAML file', (t) => {
+  t.equal(loadServerConfig({}, { DBMON_HOST: '0' }).server.host, '0', 'a host named 0 is not the number 0');
+  t.equal(loadServerConfig({ host: 'true' }, {}).server.host, 'true');
+  const dir = mkdtempSync(join(tmpdir(), 'dbmon-config-rel-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'key.hex'), `${'ab'.repeat(32)}\n`);
+  writeFileSync(join(dir, 'server.yaml'), 'secret_key_file: key.hex\n');
+  t.equal(loadServerConfig({ config: join(dir, 'server.yaml') }, {}).secret_key, 'ab'.repeat(32));
+  t.end();
+});
