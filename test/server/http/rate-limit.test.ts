@@ -52,6 +52,17 @@ t.test('rate limits follow the contract', async (t) => {
     t.equal((await server.request('GET', '/v1/databases', { key: customKey })).headers.get('x-ratelimit-limit'), '50000');
   });
 
+  await t.test('agent calls have buckets of their own with a higher floor', async (t) => {
+    const tenant = createTenant(server.services, server.clock.now, 'free');
+    const agentKey = createServiceKey(server.services, tenant.orgId, server.clock.now, { scopes: ['agent', 'databases'], account: 'agent' });
+    for (let i = 0; i < 100; i++) await server.request('GET', '/v1/databases', { key: agentKey });
+    t.equal((await server.request('GET', '/v1/databases', { key: agentKey })).status, 429, 'the dashboard budget is spent');
+    const assignments = await server.request('GET', '/v1/agent/assignments', { key: agentKey });
+    t.equal(assignments.status, 200, 'monitoring goes on');
+    t.equal(assignments.headers.get('x-ratelimit-limit'), '36000');
+    t.equal(assignments.headers.get('x-ratelimit-remaining'), '35999');
+  });
+
   await t.test('unauthenticated requests are counted per client address', async (t) => {
     const first = await server.request('GET', '/v1/databases');
     t.equal(first.status, 401);

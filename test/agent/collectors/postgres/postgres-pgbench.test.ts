@@ -36,7 +36,9 @@ t.test('TPS agrees with pgbench under a rate-limited load', async (t) => {
   const snapshot = await runner.collect();
   const { stdout } = await bench;
   const reported = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1]);
-  t.ok(reported > RATE * 0.9, `pgbench ran at ${reported} TPS`);
+  // Only a guard that the load ran: on a loaded machine pgbench falls behind its schedule, and the
+    // cross-check below compares with what pgbench actually achieved.
+    t.ok(reported > RATE * 0.5, `pgbench ran at ${reported} TPS`);
   const tps = snapshot.metrics.throughput.transactions_per_second ?? NaN;
   t.ok(Math.abs(tps - reported) / reported < 0.15, `dbmon ${tps} TPS vs pgbench ${reported}`);
   t.equal(snapshot.metrics.latency.source, 'estimate');

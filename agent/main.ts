@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../common/config-loader.js';
+import { createLogger, type Logger } from '../common/logger.js';
+import { packageVersion } from '../common/package-version.js';
+import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
+import { HttpTransport } from './http-transport.js';
+import { startAgent, type RunningAgent } from './start-agent.js';
+
+const exitUsage = 64;
+const exitConfigError = 78;
+const spoolFileName = 'spool.db';
+const usage = 'usage: dbmon-agent [run|validate] [--config FILE] [--server-url URL] [--state-dir DIR] [--log-level LEVEL] | --version';
+
+async function main(): Promise<void> {
+  let args: ReturnType<typeof parseAgentArgs>;
+  try {
+    args = parseAgentArgs(process.argv.slice(2));
+  } catch (error) {
+    return fail(exitUsage, `dbmon-agent: ${(error as Error).message}\n${usage}`);
+  }
+  if (args.version) {
+    process.stdout.write(`dbmon-agent ${packageVersion()}\n`);
+    return;
+  }
+  const command = args.command ?? 'run';
+  if (command !== 'run' && command !== 'validate') return fail(exitUsage, `dbmon-agent: unknown command ${command}\n${usage}`);
+
+  let config: AgentConfig;
+  try {
+    config = loadAgentConfig(args.flags, process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return fail(exitConfigError, `dbmon-agent: invalid configuration: ${error.message}`);
+  }
+  if (command === 'validate') {
+    process.stdout.write('ok\n');
+    return;
+  }
+  run(config, args.flags);
+}
+
+function run(initial: AgentConfig, flags: Record<string, string | undefined>): void {
+  const logger = createLogger(initial.log.level);
+  const stateDir = initial.state_dir;
+  let agent: RunningAgent;
+  try {
+    agent = start(initial, stateDir, logger);
+  } catch (error) {
+    // Typically the spool is locked by another agent running on the same state directory.
+    crash(logger, error);
+  }
+  // Signals are handled one after another: a reload never overlaps a stop.
+  let queue = Promise.resolve();
+  let stopping = false;
+
+  const reload = async (): Promise<void> => {
+    let next: AgentConfig;
+    try {
+      next = loadAgentConfig(flags, process.env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      logger.error({ error: error.message }, 'configuration not reloaded: it is invalid; the agent goes on as it was');
+      return;
+    }
+    if (next.state_dir !== stateDir) {
+      logger.warn({ stateDir, configured: next.state_dir }, 'state_dir takes effect only at restart; the current spool stays in use');
+    }
+    logger.level = next.log.level;
+    // A full restart of the pieces; the spool is on disk, so nothing waiting in it is lost.
+    await agent.stop();
+    agent = start(next, stateDir, logger);
+    logger.info('configuration reloaded');
+  };
+
+  const stop = async (signal: string): Promise<void> => {
+    logger.info({ signal }, 'stopping');
+    await agent.stop();
+    logger.info('stopped');
+  };
+
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    logger.info({ signal: 'SIGHUP' }, 'reloading configuration and assignments');
+    queue = queue.then(reload).catch((error: unknown) => crash(logger, error));
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        logger.warn({ signal }, 'second stop signal: exiting now; unsent batches stay in the spool');
+        process.exit(1);
+      }
+      stopping = true;
+      queue = queue.then(() => stop(signal)).catch((error: unknown) => crash(logger, error));
+    });
+  }
+}
+
+function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAgent {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const transport = new HttpTransport({
+    serverUrl: config.server.url,
+    agentKey: config.server.agent_key,
+    version: packageVersion(),
+    hostname: hostname(),
+    timeoutMs: config.server.timeout_seconds * 1000,
+  });
+  const backoff = {
+    baseMs: config.delivery.backoff_initial_seconds * 1000,
+    capMs: config.delivery.backoff_max_seconds * 1000,
+  };
+  logger.info({ server: config.server.url, stateDir, version: packageVersion(), localDatabases: config.databases.length }, 'dbmon agent starting');
+  return startAgent({
+    transport,
+    assignments: transport,
+    spoolPath: join(stateDir, spoolFileName),
+    maxSpoolSamples: config.spool.max_samples,
+    logger,
+    localDatabases: config.databases,
+    backoff,
+    assignmentsRefreshMs: config.server.assignments_refresh_seconds * 1000,
+  });
+}
+
+function crash(logger: Logger, error: unknown): never {
+  logger.fatal({ error: error instanceof Error ? error.message : String(error) }, 'agent failed');
+  process.exit(1);
+}
+
+function fail(code: number, message: string): void {
+  process.stderr.write(`${message}\n`);
+  process.exitCode = code;
+}
+
+await main();
