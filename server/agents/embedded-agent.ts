@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import { RejectedBatchError } from '../../agent/delivery-errors.js';
+import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
+import type { Transport } from '../../agent/transport.js';
+import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import type { Services } from '../services.js';
+import { sampleBatchBody } from './agent-protocol-schema.js';
+
+export interface EmbeddedAgentOptions {
+  services: Services;
+  serverMetrics: ServerMetrics;
+  spoolPath: string;
+  maxSpoolSamples: number;
+  logger: Logger;
+  now: () => Date;
+  /** In-process assignments are cheap, so a newly registered database is picked up within this. */
+  assignmentsRefreshMs?: number;
+  /** Source of the scheduler's start jitter. */
+  random?: () => number;
+}
+
+/**
+ * The same agent code as `dbmon-agent`, run inside the server for the databases registered without
+ * an agent: batches still go through a spool, then straight into ingest instead of over HTTP.
+ */
+export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent {
+  const { services, serverMetrics, now } = options;
+  const transport: Transport = {
+    sendBatch: async (batch) => {
+      const parsed = sampleBatchBody.safeParse(batch);
+      if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);
+      const result = services.ingest.ingest({ kind: 'embedded' }, parsed.data, now());
+      serverMetrics.recordIngest(result);
+      return result;
+    },
+  };
+  return startAgent({
+    transport,
+    assignments: { fetchAssignments: async () => services.agents.assignments(null) },
+    spoolPath: options.spoolPath,
+    maxSpoolSamples: options.maxSpoolSamples,
+    logger: options.logger,
+    now,
+    assignmentsRefreshMs: options.assignmentsRefreshMs ?? 10_000,
+    ...(options.random && { random: options.random }),
+  });
+}
