@@ -6,6 +6,7 @@ import { ConfigError } from '../common/config-loader.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
+import { HttpJobSource } from './http-job-source.js';
 import { HttpTransport } from './http-transport.js';
 import { startAgent, type RunningAgent } from './start-agent.js';
 
@@ -100,13 +101,14 @@ function run(initial: AgentConfig, flags: Record<string, string | undefined>): v
 
 function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAgent {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-  const transport = new HttpTransport({
+  const connection = {
     serverUrl: config.server.url,
     agentKey: config.server.agent_key,
     version: packageVersion(),
     hostname: hostname(),
     timeoutMs: config.server.timeout_seconds * 1000,
-  });
+  };
+  const transport = new HttpTransport(connection);
   const backoff = {
     baseMs: config.delivery.backoff_initial_seconds * 1000,
     capMs: config.delivery.backoff_max_seconds * 1000,
@@ -115,6 +117,7 @@ function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAg
   return startAgent({
     transport,
     assignments: transport,
+    jobs: new HttpJobSource(connection),
     spoolPath: join(stateDir, spoolFileName),
     maxSpoolSamples: config.spool.max_samples,
     logger,

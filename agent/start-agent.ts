@@ -5,6 +5,7 @@ import type { BackoffPolicy } from './backoff.js';
 import { createDatabaseCollection } from './database-collection.js';
 import { DatabasePool, type CreateCollection, type DatabaseJob } from './database-pool.js';
 import { Pusher, type PusherStats } from './pusher.js';
+import { JobRunner, type JobSource } from './job-runner.js';
 import { Scheduler, type JobStats } from './scheduler.js';
 import { openSpool, type SendLimits, type SpoolStats } from './spool.js';
 import type { Transport } from './transport.js';
@@ -32,6 +33,9 @@ export interface StartAgentOptions {
   /** How often a status line (spool, delivery, cycles) is logged; 0 for never. */
   statusLogIntervalMs?: number;
   random?: () => number;
+  /** Where optimization jobs (analysis, apply) come from; without one the agent only collects. */
+  jobs?: JobSource;
+  jobPollIntervalMs?: number;
 }
 
 export interface AgentStatus {
@@ -121,6 +125,16 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
   if (local.length > 0) apply([]);
   pusher.start();
   poller.start();
+  const jobRunner =
+    options.jobs === undefined
+      ? undefined
+      : new JobRunner({
+          source: options.jobs,
+          logger: logger.child({ component: 'advisor' }),
+          localDatabases: local,
+          ...(options.jobPollIntervalMs !== undefined && { pollIntervalMs: options.jobPollIntervalMs }),
+        });
+  jobRunner?.start();
 
   let stopping: Promise<void> | undefined;
   return {
@@ -129,6 +143,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     stop() {
       stopping ??= (async () => {
         clearInterval(statusTimer);
+        await jobRunner?.stop();
         await poller.stop();
         await scheduler.stop();
         await pusher.stop();

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 
@@ -23,6 +23,11 @@ export interface ConfigBinding {
   secret?: boolean;
   /** Keep environment and flag values as text (a host named `0` stays a string); secrets always are. */
   text?: boolean;
+  /**
+   * Name of a systemd credential (`LoadCredential=<name>:...`): when `CREDENTIALS_DIRECTORY` is set and
+   * holds a file of this name, its trimmed content is the value, above YAML and below the environment.
+   */
+  credential?: string;
 }
 
 export interface ConfigSources {
@@ -40,11 +45,17 @@ export function loadLayeredConfig<S extends z.ZodType>(
 ): Readonly<z.output<S>> {
   const tree = sources.yamlPath === undefined ? {} : readYaml(sources.yamlPath);
   for (const binding of bindings) {
-    if (binding.secret) resolveYamlSecretFile(tree, binding.path, sources.yamlPath);
-    const fromEnv = envValue(binding, sources.env);
-    if (fromEnv !== undefined) setPath(tree, binding.path, fromEnv);
+    // The highest source wins and the ones below it are not read: an unreadable YAML `<key>_file`
+    // does not matter when a credential or the environment supplies the value.
     const fromFlag = binding.flag === undefined ? undefined : sources.flags[binding.flag];
-    if (fromFlag !== undefined) setPath(tree, binding.path, binding.text ? fromFlag : scalar(fromFlag));
+    const override =
+      fromFlag !== undefined ? (binding.text ? fromFlag : scalar(fromFlag)) : (envValue(binding, sources.env) ?? credentialValue(binding, sources.env));
+    if (override === undefined) {
+      if (binding.secret) resolveYamlSecretFile(tree, binding.path, sources.yamlPath);
+    } else {
+      if (binding.secret) dropYamlSecretFile(tree, binding.path);
+      setPath(tree, binding.path, override);
+    }
   }
   const result = schema.safeParse(tree);
   if (!result.success) {
@@ -91,6 +102,22 @@ function envValue(binding: ConfigBinding, env: NodeJS.ProcessEnv): unknown {
   const file = binding.secret ? env[`${binding.env}_FILE`] : undefined;
   if (file !== undefined && file !== '') return readSecretFile(`${binding.env}_FILE`, file);
   return undefined;
+}
+
+function credentialValue(binding: ConfigBinding, env: NodeJS.ProcessEnv): unknown {
+  const directory = env.CREDENTIALS_DIRECTORY;
+  if (binding.credential === undefined || directory === undefined || directory === '') return undefined;
+  const file = join(directory, binding.credential);
+  if (!existsSync(file)) return undefined;
+  const value = readSecretFile(binding.path, file);
+  return binding.secret || binding.text ? value : scalar(value);
+}
+
+function dropYamlSecretFile(tree: Tree, path: string): void {
+  const keys = path.split('.');
+  const leaf = keys.pop()!;
+  const parent = keys.reduce<unknown>((node, key) => (isTree(node) ? node[key] : undefined), tree);
+  if (isTree(parent)) delete parent[`${leaf}_file`];
 }
 
 /** A relative `<key>_file` in YAML is read relative to the YAML file, as operators expect. */

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { prettyLogStream } from './pretty-log-stream.js';
 
 export type { Logger } from 'pino';
 
@@ -17,7 +18,11 @@ const redactPaths = [
   'req.headers.authorization',
 ];
 
-/** One logger per process; components take children of it. JSON lines to stdout unless told otherwise. */
+/**
+ * One logger per process; components take children of it. JSON lines to stdout (for journald and log
+ * shippers) unless told otherwise; human-readable lines when stdout is a terminal.
+ */
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { pid: process.pid } }, destination);
+  const out = destination ?? (process.stdout.isTTY ? prettyLogStream(process.stdout, { colors: process.stdout.hasColors() }) : undefined);
+  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { pid: process.pid } }, out);
 }

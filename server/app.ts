@@ -2,6 +2,7 @@ import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { agentsRoutes } from './agents/agents-routes.js';
+import { alertsRoutes } from './alerts/alerts-routes.js';
 import { apiKeysRoutes } from './auth/api-keys/api-keys-routes.js';
 import { databasesRoutes } from './databases/databases-routes.js';
 import { healthRoutes } from './health/health-routes.js';
@@ -19,8 +20,12 @@ import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
 import { metricsRoutes } from './metrics/metrics-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { optimizationJobsRoutes } from './optimizations/optimization-jobs-routes.js';
+import { optimizationsRoutes } from './optimizations/optimizations-routes.js';
+import { queriesRoutes } from './queries/queries-routes.js';
 import type { Services } from './services.js';
 import type { Db } from './storage/open-database.js';
+import { webhooksRoutes } from './webhooks/webhooks-routes.js';
 
 export interface AppDependencies {
   db: Db;
@@ -47,6 +52,11 @@ export function createApp(deps: AppDependencies): Koa {
     ...databasesRoutes(services.databases, now),
     ...metricsRoutes(services.databases, services.metrics, now),
     ...agentsRoutes(services.agents, services.ingest, deps.serverMetrics, now),
+    ...alertsRoutes(services.alertRules, services.alerts, now),
+    ...webhooksRoutes(services.webhooks, now),
+    ...queriesRoutes(services.databases, services.queries, now),
+    ...optimizationsRoutes(services.optimizations, now),
+    ...optimizationJobsRoutes(services.agents, services.optimizationJobs, now),
   ];
   const router = new Router();
   mountRoutes(router, [...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]);

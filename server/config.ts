@@ -41,6 +41,12 @@ const serverConfigSchema = z.strictObject({
       spool_max_samples: z.number().int().min(100).default(100_000),
     })
     .prefault({}),
+  webhooks: z
+    .strictObject({
+      // Webhook destinations on loopback, link-local, private or unique-local addresses (on-premise receivers).
+      allow_private_targets: z.boolean().default(false),
+    })
+    .prefault({}),
   // Raw samples must outlive the widest rollup bucket (1 day) so late samples refold exactly.
   retention: z
     .strictObject({
@@ -61,10 +67,11 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'server.body_limit_bytes', env: 'DBMON_BODY_LIMIT_BYTES' },
   { path: 'server.shutdown_timeout_seconds', env: 'DBMON_SHUTDOWN_TIMEOUT_SECONDS' },
   { path: 'state_dir', env: 'DBMON_STATE_DIR', flag: 'state-dir', text: true },
-  { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true },
+  { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true, credential: 'secret-key' },
   { path: 'log.level', env: 'DBMON_LOG_LEVEL', flag: 'log-level' },
   { path: 'metrics.token', env: 'DBMON_METRICS_TOKEN', secret: true },
   { path: 'agent.embedded', env: 'DBMON_AGENT_EMBEDDED' },
+  { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
   { path: 'retention.raw', env: 'DBMON_RETENTION_RAW' },
   { path: 'retention.1m', env: 'DBMON_RETENTION_1M' },
@@ -81,7 +88,7 @@ export const serverConfigFlags = {
   'log-level': { type: 'string' },
 } as const;
 
-/** Reads defaults < YAML (--config or DBMON_CONFIG) < DBMON_* environment < flags, validated once. */
+/** Reads defaults < YAML (--config or DBMON_CONFIG) < systemd credentials (secret-key) < DBMON_* environment < flags, validated once. */
 export function loadServerConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): ServerConfig {
   const yamlPath = flags.config ?? (env.DBMON_CONFIG || undefined);
   const config = loadLayeredConfig(serverConfigSchema, bindings, { yamlPath, env, flags });

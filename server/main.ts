@@ -1,34 +1,52 @@
 #!/usr/bin/env node
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { ConfigError } from '../common/config-loader.js';
 import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
+import { startEmbeddedAgent } from './agents/embedded-agent.js';
+import { AlertEvaluationTimer } from './alerts/alert-evaluation-timer.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { loadServerConfig, parseServerFlags, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
+import { maintainMetricStorage } from './metrics/storage-maintenance.js';
+import { startPeriodicTask } from './periodic-task.js';
 import { createServices } from './services.js';
+import { exitOnStorageError } from './exit-on-storage-error.js';
+import { acquireStateLock } from './state-lock.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 const exitConfigError = 78;
 
 async function main(): Promise<void> {
+  if (process.argv.slice(2).includes('--version')) {
+    process.stdout.write(`dbmon-server ${packageVersion()}\n`);
+    return;
+  }
   const config = readConfigOrExit();
   const logger = createLogger(config.log.level);
+  // Held while the server runs: `dbmon restore` refuses meanwhile, and a second server on this directory cannot start.
+  const stateLock = acquireStateLock(config.state_dir);
   const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
-  migrate(db);
-  const services = createServices(db, secretKey, config.retention);
+  migrate(db, undefined, undefined, { onBackup: (file) => logger.info({ file }, 'backed up the database before migrating') });
   const now = () => new Date();
+  const services = createServices(db, secretKey, config.retention, {
+    allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
+    startedAt: now(),
+  });
   await ensureInitialAdmin(services, config.state_dir, now(), logger);
 
+  const serverMetrics = createServerMetrics(services, now);
   const app = createApp({
     db,
     logger,
     services,
-    serverMetrics: createServerMetrics(services, now),
+    serverMetrics,
     metricsToken: config.metrics.token,
     rateLimiter: new RateLimiter(),
     now,
@@ -38,14 +56,39 @@ async function main(): Promise<void> {
   const server = await listen(app, config.server.host, config.server.port);
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
+  const alertTimer = new AlertEvaluationTimer(services.alerting, logger.child({ component: 'alerts' }), now);
+  alertTimer.start();
+  const dispatcher = new WebhookDispatcher({
+    deliveries: services.webhookDeliveries,
+    guard: services.webhookDestinations,
+    logger: logger.child({ component: 'webhooks' }),
+    now,
+    userAgent: `dbmon-webhooks/${packageVersion()}`,
+  });
+  dispatcher.start();
+  const maintenance = startPeriodicTask('metric storage maintenance', 60_000, () => maintainMetricStorage(services, now()), logger);
+  const embeddedAgent = config.agent.embedded
+    ? startEmbeddedAgent({
+        services,
+        serverMetrics,
+        spoolPath: join(config.state_dir, 'embedded-agent-spool.db'),
+        maxSpoolSamples: config.agent.spool_max_samples,
+        logger: logger.child({ component: 'embedded-agent' }),
+        now,
+      })
+    : undefined;
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await closeGracefully(server, config.server.shutdown_timeout_seconds * 1000);
+    alertTimer.stop();
+    maintenance.stop();
+    await embeddedAgent?.stop();
+    await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop()]);
     db.close();
+    stateLock.release();
     logger.info('stopped');
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
@@ -62,4 +105,4 @@ function readConfigOrExit(): ServerConfig {
   }
 }
 
-await main();
+await main().catch(exitOnStorageError);

@@ -1,4 +1,9 @@
 import { AgentsRepository } from './agents/agents-repository.js';
+import { AlertEvaluationService } from './alerts/alert-evaluation-service.js';
+import { AlertRulesRepository } from './alerts/alert-rules-repository.js';
+import { AlertRulesService } from './alerts/alert-rules-service.js';
+import { AlertsRepository } from './alerts/alerts-repository.js';
+import { AlertsService } from './alerts/alerts-service.js';
 import { AgentsService } from './agents/agents-service.js';
 import { ApiKeysRepository } from './auth/api-keys/api-keys-repository.js';
 import { ApiKeysService } from './auth/api-keys/api-keys-service.js';
@@ -9,11 +14,27 @@ import { UsersRepository } from './auth/identity/users-repository.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { DatabasesRepository } from './databases/databases-repository.js';
 import { DatabasesService } from './databases/databases-service.js';
+import { MonitoringResumesRepository } from './databases/monitoring-resumes-repository.js';
 import { IngestService } from './metrics/ingest-service.js';
 import { MetricsService } from './metrics/metrics-service.js';
 import { RollupJob, type RetentionMs } from './metrics/rollup-job.js';
 import { SamplesRepository } from './metrics/samples-repository.js';
+import type { OptimizationEvents } from './optimizations/optimization-events.js';
+import { OptimizationJobsRepository } from './optimizations/optimization-jobs-repository.js';
+import { OptimizationJobsService } from './optimizations/optimization-jobs-service.js';
+import { OptimizationsRepository } from './optimizations/optimizations-repository.js';
+import { OptimizationsService } from './optimizations/optimizations-service.js';
+import { presentOptimization } from './optimizations/optimization-presenter.js';
+import { QueriesRepository } from './queries/queries-repository.js';
+import { QueriesService } from './queries/queries-service.js';
 import type { Db } from './storage/open-database.js';
+import { DestinationGuard } from './webhooks/destination-guard.js';
+import { EventOutbox } from './webhooks/event-outbox.js';
+import { defaultRetryPolicy, type RetryPolicy } from './webhooks/retry-schedule.js';
+import { WebhookDeliveries } from './webhooks/webhook-deliveries.js';
+import { WebhookOutboxRepository } from './webhooks/webhook-outbox-repository.js';
+import { WebhooksRepository } from './webhooks/webhooks-repository.js';
+import { WebhooksService } from './webhooks/webhooks-service.js';
 
 export const defaultRetention: RetentionMs = {
   raw: 7 * 86_400_000,
@@ -34,19 +55,75 @@ export interface Services {
   ingest: IngestService;
   metrics: MetricsService;
   rollups: RollupJob;
+  /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
+  queries: QueriesService;
+  optimizations: OptimizationsService;
+  /** Agent jobs; the embedded agent leases with `lease(null, now)` (see optimizations/embedded-job-source.ts). */
+  optimizationJobs: OptimizationJobsService;
+  alertRules: AlertRulesService;
+  alerts: AlertsService;
+  /** Alert evaluation and database status; `evaluateAll(now)` is what the timer runs. */
+  alerting: AlertEvaluationService;
+  /** Records events with their webhook deliveries, inside the transaction of the change. */
+  events: EventOutbox;
+  webhooks: WebhooksService;
+  /** The outbox side of webhook delivery, for the dispatcher (webhooks/webhook-dispatcher.ts). */
+  webhookDeliveries: WebhookDeliveries;
+  /** Where webhooks may be sent (webhooks.allow_private_targets), for the dispatcher. */
+  webhookDestinations: DestinationGuard;
   /** Runs `work` in one SQLite transaction; it must not await. */
   transaction: <T>(work: () => T) => T;
 }
 
+export interface ServicesOptions {
+  /** Config webhooks.allow_private_targets. */
+  allowPrivateWebhookTargets?: boolean;
+  webhookRetryPolicy?: RetryPolicy;
+  /** When the server started: alert evaluation does not count silence from before it as unreachability. */
+  startedAt?: Date;
+}
+
 /** Wires repositories into services over one open state database; shared by the server and the operator CLI. */
-export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs = defaultRetention): Services {
+export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs = defaultRetention, options: ServicesOptions = {}): Services {
   const organizations = new OrganizationsRepository(db);
   const databaseRows = new DatabasesRepository(db);
   const agentRows = new AgentsRepository(db);
   const samples = new SamplesRepository(db);
-  const identity = new IdentityService(organizations, new UsersRepository(db), new ServiceAccountsRepository(db));
-  const databases = new DatabasesService(databaseRows, agentRows, new SecretBox(secretKey));
+  const transaction = <T>(work: () => T): T => db.transaction(work)();
+  const secretBox = new SecretBox(secretKey);
+  const webhookRows = new WebhooksRepository(db);
+  const outboxRows = new WebhookOutboxRepository(db);
+  const events = new EventOutbox(outboxRows, webhookRows);
+  const webhookDestinations = new DestinationGuard(options.allowPrivateWebhookTargets ?? false);
+  const alertRuleRows = new AlertRulesRepository(db);
+  const alertRows = new AlertsRepository(db);
+  const alerting = new AlertEvaluationService({
+    databases: databaseRows,
+    samples,
+    rules: alertRuleRows,
+    alerts: alertRows,
+    resumes: new MonitoringResumesRepository(db),
+    events,
+    transaction,
+    ...(options.startedAt && { startedAtMs: options.startedAt.getTime() }),
+  });
+  const alertRules = new AlertRulesService(alertRuleRows, alertRows, databaseRows, alerting, transaction);
+  const identity = new IdentityService(
+    organizations,
+    new UsersRepository(db),
+    new ServiceAccountsRepository(db),
+    (organization, now) => alertRules.createStockRules(organization.id, now),
+    transaction,
+  );
+  const databases = new DatabasesService(databaseRows, agentRows, secretBox, alerting, transaction);
   const rollups = new RollupJob(db, retention);
+  const queries = new QueriesService(new QueriesRepository(db), retention.raw);
+  const optimizationEvents: OptimizationEvents = {
+    record: (type, row, now) => events.publish(row.org_id, type, { object: presentOptimization(row) }, now),
+  };
+  const optimizationRows = new OptimizationsRepository(db);
+  const optimizationJobRows = new OptimizationJobsRepository(db);
+  const optimizations = new OptimizationsService(optimizationRows, optimizationJobRows, databases, queries, optimizationEvents, transaction);
   return {
     organizations,
     databaseRows,
@@ -56,9 +133,32 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     databases,
     agents: new AgentsService(agentRows, databaseRows, databases),
     // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
-    ingest: new IngestService(db, samples, databaseRows, agentRows, retention.raw - 86_400_000),
+    ingest: new IngestService(
+      db,
+      samples,
+      databaseRows,
+      agentRows,
+      retention.raw - 86_400_000,
+      {
+        record: (databaseId, ts, statements, now) => {
+          queries.recordInterval(databaseId, ts, statements);
+          optimizations.measureAfter(databaseId, ts, now);
+        },
+      },
+      (databaseIds, now) => alerting.afterIngest(databaseIds, now),
+    ),
     metrics: new MetricsService(samples, rollups, retention),
     rollups,
-    transaction: (work) => db.transaction(work)(),
+    queries,
+    optimizations,
+    optimizationJobs: new OptimizationJobsService(optimizationJobRows, optimizationRows, optimizations, databaseRows, databases, transaction),
+    alertRules,
+    alerts: new AlertsService(alertRows, alerting, events, transaction),
+    alerting,
+    events,
+    webhooks: new WebhooksService(webhookRows, outboxRows, events, secretBox, webhookDestinations, transaction),
+    webhookDeliveries: new WebhookDeliveries(outboxRows, webhookRows, secretBox, transaction, options.webhookRetryPolicy ?? defaultRetryPolicy),
+    webhookDestinations,
+    transaction,
   };
 }

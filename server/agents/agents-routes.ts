@@ -74,7 +74,8 @@ export function agentsRoutes(agents: AgentsService, ingest: IngestService, serve
   ];
 }
 
-function identityOf(ctx: Context): AgentIdentity {
+/** The hostname and version an agent states in its headers (ignored when malformed). */
+export function identityOf(ctx: Context): AgentIdentity {
   const hostname = ctx.get('X-Dbmon-Agent-Hostname');
   const version = /^dbmon-agent\/(\S{1,40})/.exec(ctx.get('User-Agent'))?.[1] ?? null;
   return { hostname: /^[A-Za-z0-9._-]{1,253}$/.test(hostname) ? hostname : null, version };

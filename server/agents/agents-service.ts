@@ -11,6 +11,13 @@ export interface AgentIdentity {
   version: string | null;
 }
 
+/** last_seen_at is written at most this often: each write is a commit, and agents call several times a minute. */
+const lastSeenResolutionMs = 15_000;
+
+function changed(agent: AgentRow, identity: AgentIdentity): boolean {
+  return (identity.hostname !== null && identity.hostname !== agent.hostname) || (identity.version !== null && identity.version !== agent.version);
+}
+
 export class AgentsService {
   constructor(
     private readonly agents: AgentsRepository,
@@ -24,8 +31,11 @@ export class AgentsService {
     const at = now.toISOString();
     const existing = this.agents.findByApiKey(principal.credentialId);
     if (existing !== undefined) {
-      this.agents.markSeen(existing.id, identity.hostname, identity.version, at);
-      return { ...existing, last_seen_at: at };
+      if (changed(existing, identity) || now.getTime() - Date.parse(existing.last_seen_at) >= lastSeenResolutionMs) {
+        this.agents.markSeen(existing.id, identity.hostname, identity.version, at);
+        return { ...existing, last_seen_at: at };
+      }
+      return existing;
     }
     const agent: AgentRow = {
       id: newId('agent'),

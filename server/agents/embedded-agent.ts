@@ -3,6 +3,7 @@ import { RejectedBatchError } from '../../agent/delivery-errors.js';
 import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
 import type { Transport } from '../../agent/transport.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
 import type { Services } from '../services.js';
 import { sampleBatchBody } from './agent-protocol-schema.js';
 
@@ -42,6 +43,8 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
     logger: options.logger,
     now,
     assignmentsRefreshMs: options.assignmentsRefreshMs ?? 10_000,
+    jobs: embeddedJobSource(services.optimizationJobs, now),
+    jobPollIntervalMs: 5_000,
     ...(options.random && { random: options.random }),
   });
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError } from '../../common/config-loader.js';
 import { parseDuration } from '../../common/duration.js';
+import { packageVersion } from '../../common/package-version.js';
 import { hashPassword } from '../auth/identity/identity-service.js';
 import { plans } from '../auth/identity/organizations-repository.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
@@ -10,6 +11,8 @@ import { ApiError } from '../errors.js';
 import { createServices, type Services } from '../services.js';
 import { openStateDir } from '../state-dir.js';
 import { migrate } from '../storage/migrate.js';
+import { StorageError } from '../storage/storage-errors.js';
+import { backupCommand, restoreCommand } from './backup-commands.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -23,12 +26,16 @@ class UsageError extends Error {}
 
 const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --state-dir DIR)
   orgs create --name NAME [--plan free|pro|enterprise] [--hourly-limit N]
+  orgs set --org ORG_ID --auto-apply-optimizations true|false
   users create --org ORG_ID --email EMAIL --role owner|admin|member|viewer [--name NAME] [--password-stdin]
   keys create --org ORG_ID --name NAME --permission read|write (--service-account NAME | --user EMAIL)
               [--scopes a,b,...] [--expires-in 90d]
   keys revoke KEY_ID
   config validate
-  migrate`;
+  migrate                 (copies a database that has data to <state dir>/backups/ first)
+  backup FILE             (online, consistent copy of the database; safe while the server runs)
+  restore FILE            (replaces the database with a checked backup; the server must be stopped)
+  --version`;
 
 const commandFlags = {
   ...serverConfigFlags,
@@ -44,7 +51,9 @@ const commandFlags = {
   user: { type: 'string' },
   scopes: { type: 'string' },
   'expires-in': { type: 'string' },
+  'auto-apply-optimizations': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 type Flags = ReturnType<typeof parseFlags>['values'];
@@ -64,6 +73,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const { values: flags, positionals } = parsed;
   const command = positionals.slice(0, 2).join(' ');
+  if (flags.version) {
+    io.stdout(`dbmon ${packageVersion()}`);
+    return 0;
+  }
   if (flags.help || positionals.length === 0) {
     io.stdout(usage);
     return positionals.length === 0 && !flags.help ? 2 : 0;
@@ -74,9 +87,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`configuration is valid (state directory ${config.state_dir})`);
       return 0;
     }
+    if (positionals[0] === 'backup' || positionals[0] === 'restore') {
+      const [, file, extra] = positionals;
+      if (file === undefined || extra !== undefined) throw new UsageError(`${positionals[0]} needs exactly one FILE`);
+      return positionals[0] === 'backup' ? await backupCommand(config.state_dir, file, io) : restoreCommand(config.state_dir, file, io);
+    }
     const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
     try {
-      const applied = migrate(db);
+      const applied = migrate(db, undefined, io.now(), { onBackup: (file) => io.stderr(`dbmon: backed up the database to ${file} before migrating`) });
       if (command === 'migrate') {
         io.stdout(applied.length === 0 ? 'schema is up to date' : `applied ${applied.map((m) => `${m.version}-${m.name}`).join(', ')}`);
         return 0;
@@ -93,6 +111,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof ConfigError) {
       io.stderr(`dbmon: invalid configuration: ${error.message}`);
       return 78;
+    }
+    if (error instanceof StorageError) {
+      io.stderr(`dbmon: ${error.message}`);
+      return error.exitCode;
     }
     if (error instanceof ApiError) {
       io.stderr(`dbmon: ${error.message}`);
@@ -116,6 +138,14 @@ async function runCommand(command: string, args: string[], flags: Flags, service
         now,
       );
       io.stdout(organization.id);
+      return 0;
+    }
+    case 'orgs set': {
+      const orgId = option('org', z.string(), flags.org);
+      services.identity.requireOrganization(orgId);
+      const allowed = option('auto-apply-optimizations', z.enum(['true', 'false']), flags['auto-apply-optimizations']) === 'true';
+      services.optimizations.setAutoApply(orgId, allowed);
+      io.stdout(`${orgId}: auto-apply-optimizations ${allowed}`);
       return 0;
     }
     case 'users create': {

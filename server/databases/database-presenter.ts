@@ -1,7 +1,7 @@
-import type { DatabaseRow } from './databases-repository.js';
+import type { DatabaseRow, DatabaseSummary } from './databases-repository.js';
 
 /** The public record: the password never leaves, only whether one is set. */
-export function presentDatabase(row: DatabaseRow) {
+export function presentDatabase(row: DatabaseRow | DatabaseSummary) {
   return {
     id: row.id,
     name: row.name,
@@ -17,7 +17,7 @@ export function presentDatabase(row: DatabaseRow) {
       database: row.database_name,
       username: row.username,
       ssl: row.ssl === 1,
-      password_set: row.password_encrypted !== null,
+      password_set: 'password_set' in row ? row.password_set === 1 : row.password_encrypted !== null,
     },
     monitoring: { enabled: row.monitoring_enabled === 1, interval_seconds: row.interval_seconds },
   };

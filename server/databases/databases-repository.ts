@@ -21,6 +21,9 @@ export interface DatabaseRow {
   updated_at: string;
 }
 
+/** A row as lists read it: whether a password is set, never the ciphertext. */
+export type DatabaseSummary = Omit<DatabaseRow, 'password_encrypted'> & { password_set: number };
+
 export interface DatabaseFilter {
   type?: DatabaseType | undefined;
   status?: DatabaseStatus | undefined;
@@ -38,6 +41,7 @@ export class DatabasesRepository {
   readonly #byIdAnyOrg;
   readonly #observe;
   readonly #all;
+  readonly #setStatus;
 
   constructor(db: Db) {
     const columns = `id, org_id, name, type, host, port, database_name, username, password_encrypted, ssl,
@@ -54,8 +58,10 @@ export class DatabasesRepository {
     );
     this.#byId = db.prepare<[string, string], DatabaseRow>('SELECT * FROM databases WHERE org_id = ? AND id = ?');
     const filter = '(@type IS NULL OR type = @type) AND (@status IS NULL OR status = @status)';
-    this.#page = db.prepare<{ org_id: string; type: string | null; status: string | null; limit: number; offset: number }, DatabaseRow>(
-      `SELECT * FROM databases WHERE org_id = @org_id AND ${filter}
+    const summaryColumns = `id, org_id, name, type, host, port, database_name, username, ssl, monitoring_enabled,
+      interval_seconds, agent_id, version, status, created_at, updated_at, password_encrypted IS NOT NULL AS password_set`;
+    this.#page = db.prepare<{ org_id: string; type: string | null; status: string | null; limit: number; offset: number }, DatabaseSummary>(
+      `SELECT ${summaryColumns} FROM databases WHERE org_id = @org_id AND ${filter}
        ORDER BY created_at, id LIMIT @limit OFFSET @offset`,
     );
     this.#count = db
@@ -72,16 +78,11 @@ export class DatabasesRepository {
     );
     this.#all = db.prepare<[], DatabaseRow>('SELECT * FROM databases ORDER BY created_at, id');
     this.#byIdAnyOrg = db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE id = ?');
-    // Alerts own warning/critical and the operator owns paused; a collection only moves between the rest.
-    this.#observe = db.prepare<{ id: string; reachable: number; version: string | null }>(
-      `UPDATE databases SET version = coalesce(@version, version),
-         status = CASE
-           WHEN status = 'paused' THEN status
-           WHEN @reachable = 0 THEN 'unreachable'
-           WHEN status IN ('warning', 'critical') THEN status
-           ELSE 'healthy' END
-       WHERE id = @id`,
+    // Status is not set here: alert evaluation derives it (database-status.ts) in the same ingest transaction.
+    this.#observe = db.prepare<{ id: string; version: string | null }>(
+      'UPDATE databases SET version = coalesce(@version, version) WHERE id = @id',
     );
+    this.#setStatus = db.prepare<[DatabaseStatus, string]>('UPDATE databases SET status = ? WHERE id = ?');
   }
 
   insert(row: DatabaseRow): void {
@@ -96,7 +97,7 @@ export class DatabasesRepository {
     return this.#byId.get(orgId, id);
   }
 
-  list(orgId: string, filter: DatabaseFilter, limit: number, offset: number): { rows: DatabaseRow[]; total: number } {
+  list(orgId: string, filter: DatabaseFilter, limit: number, offset: number): { rows: DatabaseSummary[]; total: number } {
     const where = { org_id: orgId, type: filter.type ?? null, status: filter.status ?? null };
     return { rows: this.#page.all({ ...where, limit, offset }), total: this.#count.get(where)! };
   }
@@ -114,8 +115,14 @@ export class DatabasesRepository {
     return this.#byIdAnyOrg.get(id);
   }
 
-  recordCollection(id: string, reachable: boolean, version: string | null): void {
-    this.#observe.run({ id, reachable: Number(reachable), version });
+  /** Notes the engine version a collection reported; the status follows from alert evaluation. */
+  recordCollection(id: string, version: string | null): void {
+    this.#observe.run({ id, version });
+  }
+
+  /** Only AlertEvaluationService calls this: it derives the status and records the change as an event. */
+  setStatus(id: string, status: DatabaseStatus): void {
+    this.#setStatus.run(status, id);
   }
 
   delete(orgId: string, id: string): boolean {

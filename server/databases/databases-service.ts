@@ -9,11 +9,19 @@ export function defaultPort(type: DatabaseType): number {
   return type === 'postgresql' ? 5432 : 3306;
 }
 
+/** Decides a database's status after its settings changed (AlertEvaluationService: the one place status is derived). */
+export interface DatabaseStatusReconciler {
+  /** Runs in the update's transaction; writes the status and its event when it changed, and returns it. */
+  databaseUpdated(previous: DatabaseRow, next: DatabaseRow, now: Date): DatabaseRow['status'];
+}
+
 export class DatabasesService {
   constructor(
     private readonly databases: DatabasesRepository,
     private readonly agents: AgentsRepository,
     private readonly secrets: SecretBox,
+    private readonly statuses: DatabaseStatusReconciler,
+    private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
   create(orgId: string, input: DatabaseCreate, now: Date): DatabaseRow {
@@ -72,11 +80,14 @@ export class DatabasesService {
       monitoring_enabled: Number(enabled),
       interval_seconds: patch.monitoring?.interval_seconds ?? current.interval_seconds,
       agent_id: patch.agent_id === undefined ? current.agent_id : this.checkedAgent(orgId, patch.agent_id),
-      status: nextStatus(current, enabled),
+      // Pausing, resuming (pending until the next sample) and the rest: decided by the reconciler below.
+      status: current.status,
       updated_at: now.toISOString(),
     };
-    this.write(() => this.databases.update(next), next.name);
-    return next;
+    return this.transaction(() => {
+      this.write(() => this.databases.update(next), next.name);
+      return { ...next, status: this.statuses.databaseUpdated(current, next, now) };
+    });
   }
 
   delete(orgId: string, id: string): void {
@@ -117,10 +128,4 @@ export class DatabasesService {
       throw error;
     }
   }
-}
-
-/** Turning monitoring off pauses the database; turning it back on waits for the next sample. */
-function nextStatus(current: DatabaseRow, enabled: boolean): DatabaseRow['status'] {
-  if (!enabled) return 'paused';
-  return current.status === 'paused' ? 'pending' : current.status;
 }

@@ -19,20 +19,23 @@ export function paginationSchema() {
   return z.object({ total: z.number().int(), page: z.number().int(), per_page: z.number().int() });
 }
 
-/** The list envelope, with a GitHub-style Link header for first, prev, next and last. */
+/** The list envelope, with a GitHub-style Link header for next, prev, first and last. */
 export function listEnvelope<T>(ctx: Context, data: T[], total: number, paging: Paging) {
-  const lastPage = Math.max(1, Math.ceil(total / paging.per_page));
-  const links: string[] = [];
-  const link = (page: number, rel: string) => {
-    const url = new URL(ctx.originalUrl, 'http://placeholder');
-    url.searchParams.set('page', String(page));
-    url.searchParams.set('per_page', String(paging.per_page));
-    links.push(`<${ctx.protocol}://${ctx.host}${url.pathname}${url.search}>; rel="${rel}"`);
-  };
-  if (paging.page < lastPage) link(paging.page + 1, 'next');
-  if (paging.page > 1) link(Math.min(paging.page - 1, lastPage), 'prev');
-  link(1, 'first');
-  link(lastPage, 'last');
-  ctx.set('Link', links.join(', '));
+  ctx.set('Link', linkHeader(ctx, total, paging));
   return { data, pagination: { total, page: paging.page, per_page: paging.per_page } };
+}
+
+function linkHeader(ctx: Context, total: number, paging: Paging): string {
+  const lastPage = Math.max(1, Math.ceil(total / paging.per_page));
+  const kept = ctx.querystring
+    .split('&')
+    .filter((pair) => pair !== '' && !pair.startsWith('page=') && !pair.startsWith('per_page='))
+    .map((pair) => `${pair}&`)
+    .join('');
+  const base = `${ctx.protocol}://${ctx.host}${ctx.path}?${kept}per_page=${paging.per_page}&page=`;
+  const links: string[] = [];
+  if (paging.page < lastPage) links.push(`<${base}${paging.page + 1}>; rel="next"`);
+  if (paging.page > 1) links.push(`<${base}${Math.min(paging.page - 1, lastPage)}>; rel="prev"`);
+  links.push(`<${base}1>; rel="first"`, `<${base}${lastPage}>; rel="last"`);
+  return links.join(', ');
 }

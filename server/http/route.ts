@@ -25,6 +25,8 @@ export interface RouteDefinition<
   path: string;
   operationId: string;
   summary: string;
+  /** Longer OpenAPI text: the decisions behind the endpoint that the summary has no room for. */
+  description?: string;
   tag: string;
   auth: A;
   params?: P;

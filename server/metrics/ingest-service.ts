@@ -14,6 +14,11 @@ export interface IngestResult {
   rejected: number;
 }
 
+/** Takes the statement deltas of each newly stored, reachable snapshot (an empty list still marks an interval), inside the ingest transaction. */
+export interface StatementSink {
+  record(databaseId: string, ts: number, statements: NonNullable<IngestSnapshot['statements']>, now: Date): void;
+}
+
 /** Samples newer than this are refused: a clock that far ahead would pin "latest" in the future. */
 const maxClockSkewMs = 5 * 60_000;
 
@@ -25,6 +30,10 @@ export class IngestService {
     private readonly agents: AgentsRepository,
     /** How far back a sample may be: older ones would land in rollup buckets whose raw data has expired. */
     private readonly acceptableAgeMs: number,
+    /** Slow queries: the statement deltas of each stored snapshot. */
+    private readonly statements: StatementSink,
+    /** Alert evaluation of the databases that got samples, inside the batch's transaction. */
+    private readonly afterStore: (databaseIds: readonly string[], now: Date) => void = () => undefined,
   ) {}
 
   /** One transaction per batch; a batch id seen before stores nothing and says so. */
@@ -37,25 +46,37 @@ export class IngestService {
       }
       let stored = 0;
       let rejected = 0;
+      // Per database: looked up once, and only its newest stored snapshot updates "latest" and the status.
+      const accepted = new Map<string, boolean>();
+      const newest = new Map<string, { ts: number; snapshot: IngestSnapshot }>();
       for (const { database_id, snapshot } of batch.samples) {
-        const database = this.databases.findAnyOrg(database_id);
         const ts = Date.parse(snapshot.timestamp);
-        if (database === undefined || !collects(source, database) || ts > nowMs + maxClockSkewMs || ts < nowMs - this.acceptableAgeMs) {
+        if (!accepted.has(database_id)) {
+          const database = this.databases.findAnyOrg(database_id);
+          accepted.set(database_id, database !== undefined && collects(source, database));
+        }
+        if (!accepted.get(database_id) || ts > nowMs + maxClockSkewMs || ts < nowMs - this.acceptableAgeMs) {
           rejected++;
           continue;
         }
         if (!this.samples.insert(toSampleRow(database_id, ts, snapshot))) continue;
         stored++;
-        const newest = this.samples.upsertLatest({
-          database_id,
+        if (snapshot.reachable) this.statements.record(database_id, ts, snapshot.statements ?? [], now);
+        if (ts > (newest.get(database_id)?.ts ?? -Infinity)) newest.set(database_id, { ts, snapshot });
+      }
+      for (const [databaseId, { ts, snapshot }] of newest) {
+        const isLatest = this.samples.upsertLatest({
+          database_id: databaseId,
           ts,
           reachable: Number(snapshot.reachable),
           error: snapshot.error ?? null,
           counters: JSON.stringify(snapshot.counters),
           collectors: JSON.stringify(snapshot.collectors),
         });
-        if (newest) this.databases.recordCollection(database_id, snapshot.reachable, snapshot.version);
+        if (isLatest) this.databases.recordCollection(databaseId, snapshot.version);
       }
+      const touched = [...newest.keys()];
+      this.afterStore(touched, now);
       if (source.kind === 'agent' && batch.spool_dropped_total !== undefined) {
         this.agents.setSpoolDropped(source.agent.id, batch.spool_dropped_total);
       }

@@ -22,6 +22,9 @@ const range = z
 
 export type Range = { text: string; ms: number };
 
+/** The `range` query parameter (1m..30d), for the other features' endpoints; each sets its own default. */
+export const rangeParam = range;
+
 export const currentMetricsQuery = z.strictObject({ range: range.prefault('5m').describe('Duration <n>(s|m|h|d), 1m..30d; default 5m') });
 
 export const historyQuery = z.strictObject({

@@ -56,6 +56,7 @@ export class SamplesRepository {
   readonly #rates;
   readonly #raw;
   readonly #rollups;
+  readonly #since;
 
   constructor(db: Db) {
     this.#insert = db.prepare<SampleRow>(
@@ -74,6 +75,7 @@ export class SamplesRepository {
     );
     this.#latest = db.prepare<[string], SampleRow>('SELECT * FROM samples WHERE database_id = ? ORDER BY ts DESC LIMIT 1');
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
+    this.#since = db.prepare<[string, number], SampleRow>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts');
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
     this.#rates = db.prepare<[string, number, number], RangeRates>(
@@ -112,6 +114,11 @@ export class SamplesRepository {
 
   latest(databaseId: string): SampleRow | undefined {
     return this.#latest.get(databaseId);
+  }
+
+  /** Every sample of a database from `fromMs` on, oldest first: what alert evaluation reads. */
+  since(databaseId: string, fromMs: number): SampleRow[] {
+    return this.#since.all(databaseId, fromMs);
   }
 
   latestSnapshots(): LatestSnapshotRow[] {

@@ -22,6 +22,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
+      ...(route.description !== undefined && { description: route.description }),
       tags: [route.tag],
       security: route.auth === 'public' ? [] : [{ [bearer.name]: [] }],
       request: {

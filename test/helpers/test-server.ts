@@ -12,6 +12,8 @@ import { closeGracefully, listen } from '../../server/http-server.js';
 import { createServerMetrics } from '../../server/metrics-endpoint/create-server-metrics.js';
 import { createServices, type Services } from '../../server/services.js';
 import { openStateDir } from '../../server/state-dir.js';
+import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
+import type { RetryPolicy } from '../../server/webhooks/retry-schedule.js';
 import { migrate } from '../../server/storage/migrate.js';
 import type { Db } from '../../server/storage/open-database.js';
 import type { Plan } from '../../server/auth/identity/organizations-repository.js';
@@ -27,6 +29,8 @@ export interface TestServer {
   /** Every log line the server wrote, as raw JSON text. */
   logLines: string[];
   clock: { now: Date };
+  /** A webhook dispatcher over this server's state, on its clock; not started (drive it with tick()), stopped on close. */
+  dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger'>>) => WebhookDispatcher;
   request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
   close: () => Promise<void>;
 }
@@ -49,12 +53,26 @@ export interface TestResponse {
  * A real server on an ephemeral loopback port over a real SQLite file in a temporary state directory.
  * With `stateDir`, it opens that directory instead (say, one the operator CLI prepared) and leaves it in place on close.
  */
-export async function startTestServer(options: { now?: Date; bodyLimitBytes?: number; stateDir?: string; metricsToken?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {
+    now?: Date;
+    bodyLimitBytes?: number;
+    stateDir?: string;
+    metricsToken?: string;
+    /** Config webhooks.allow_private_targets (default false, as in production): tests with local receivers set it. */
+    allowPrivateWebhookTargets?: boolean;
+    webhookRetryPolicy?: RetryPolicy;
+  } = {},
+): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'dbmon-test-'));
   const { db, secretKey } = openStateDir(stateDir, undefined);
   migrate(db);
-  const services = createServices(db, secretKey);
+  const services = createServices(db, secretKey, undefined, {
+    startedAt: options.now ?? new Date(),
+    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
+    ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
+  });
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -63,9 +81,11 @@ export async function startTestServer(options: { now?: Date; bodyLimitBytes?: nu
     },
   });
   const clock = { now: options.now ?? new Date() };
+  const logger = createLogger('debug', sink);
+  const dispatchers: WebhookDispatcher[] = [];
   const app = createApp({
     db,
-    logger: createLogger('debug', sink),
+    logger,
     services,
     serverMetrics: createServerMetrics(services, () => clock.now),
     metricsToken: options.metricsToken,
@@ -84,8 +104,20 @@ export async function startTestServer(options: { now?: Date; bodyLimitBytes?: nu
     services,
     logLines,
     clock,
+    dispatcher: (dispatcherOptions = {}) => {
+      const dispatcher = new WebhookDispatcher({
+        deliveries: services.webhookDeliveries,
+        guard: services.webhookDestinations,
+        logger: logger.child({ component: 'webhooks' }),
+        now: () => clock.now,
+        ...dispatcherOptions,
+      });
+      dispatchers.push(dispatcher);
+      return dispatcher;
+    },
     request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
     close: async () => {
+      await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
       await closeGracefully(server, 1000);
       db.close();
       if (ownsStateDir) rmSync(stateDir, { recursive: true, force: true });

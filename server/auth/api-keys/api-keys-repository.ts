@@ -25,7 +25,8 @@ export interface ApiKeyListRow extends Omit<ApiKeyRow, 'token_hash'> {
   service_account_name: string | null;
 }
 
-export interface ApiKeyAuthRow extends ApiKeyRow {
+export interface ApiKeyAuthRow
+  extends Pick<ApiKeyRow, 'id' | 'org_id' | 'kind' | 'user_id' | 'service_account_id' | 'permission' | 'scopes' | 'expires_at' | 'last_used_at' | 'revoked_at'> {
   plan: Plan;
   custom_hourly_limit: number | null;
   user_role: Role | null;
@@ -53,7 +54,9 @@ export class ApiKeysRepository {
          @prefix, @last4, @expires_at, @last_used_at, @created_at, @revoked_at)`,
     );
     this.#forAuth = db.prepare<[Buffer], ApiKeyAuthRow>(
-      `SELECT k.*, o.plan, o.custom_hourly_limit, u.role AS user_role, sa.permission AS service_account_permission
+      `SELECT k.id, k.org_id, k.kind, k.user_id, k.service_account_id, k.permission, k.scopes, k.expires_at,
+         k.last_used_at, k.revoked_at, o.plan, o.custom_hourly_limit, u.role AS user_role,
+         sa.permission AS service_account_permission
        FROM api_keys k
        JOIN organizations o ON o.id = k.org_id
        LEFT JOIN users u ON u.id = k.user_id

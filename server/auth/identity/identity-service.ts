@@ -29,6 +29,9 @@ export class IdentityService {
     private readonly organizations: OrganizationsRepository,
     private readonly users: UsersRepository,
     private readonly serviceAccounts: ServiceAccountsRepository,
+    /** What every new organization starts with (its stock alert rules); runs in the creating transaction. */
+    private readonly organizationCreated: (organization: Organization, now: Date) => void = () => undefined,
+    private readonly transaction: <T>(work: () => T) => T = (work) => work(),
   ) {}
 
   createOrganization(input: NewOrganization, now: Date): Organization {
@@ -41,7 +44,10 @@ export class IdentityService {
       created_at: now.toISOString(),
     };
     try {
-      this.organizations.insert(organization);
+      this.transaction(() => {
+        this.organizations.insert(organization);
+        this.organizationCreated(organization, now);
+      });
     } catch (error) {
       throw uniqueViolation(error) ? new ConflictError('already_exists', `An organization named ${input.name} exists`, 'name') : error;
     }

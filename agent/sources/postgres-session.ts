@@ -1,0 +1,47 @@
+import pg from 'pg';
+import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-settings.js';
+import type { Row } from './row.js';
+import type { SessionOptions, SqlSession } from './sql-session.js';
+
+/** A dedicated PostgreSQL session; every statement carries the agent's marker, so slow-query statistics leave it out. */
+export async function openPostgresSession(settings: ConnectionSettings, options: SessionOptions): Promise<SqlSession> {
+  options.signal?.throwIfAborted();
+  const client = new pg.Client({
+    host: settings.host,
+    port: settings.port,
+    database: settings.database,
+    user: settings.username,
+    password: settings.password ?? undefined,
+    ssl: settings.ssl,
+    application_name: AGENT_NAME,
+    statement_timeout: options.statementTimeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    keepAlive: true,
+  });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    options.signal?.removeEventListener('abort', onAbort);
+    await client.end().catch(() => undefined);
+  };
+  const onAbort = (): void => void close();
+  // Without a listener, a server-side disconnect would crash the process; the next query fails instead.
+  client.on('error', () => undefined);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await client.connect();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    async query(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+      options.signal?.throwIfAborted();
+      if (closed) throw new Error('the session is closed');
+      const result = await client.query<Row>(`${AGENT_MARKER} ${sql}`, [...params]);
+      return result.rows;
+    },
+    close,
+  };
+}

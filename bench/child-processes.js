@@ -1,0 +1,48 @@
+// Child processes for the benchmarks: start, wait for readiness, stop; output kept for failures.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A port nobody listens on now; the child binds it a moment later. */
+export async function freePort() {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address();
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/** A child node process whose output is kept (and shown if the bench fails); `children` is where the caller stops it. */
+export function startChild(children, name, cwd, args, env) {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk) => output.push(chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => output.push(chunk));
+  const exited = once(child, 'exit');
+  const proc = { name, child, output, exited };
+  children.push(proc);
+  return proc;
+}
+
+export async function stopChild(proc) {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill('SIGTERM');
+  const timer = sleep(15_000).then(() => 'timeout');
+  if ((await Promise.race([proc.exited, timer])) === 'timeout') {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+  }
+}
+
+export async function waitFor(proc, what, check) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited (${proc.child.exitCode}) while waiting for ${what}`);
+    if (await check().catch(() => false)) return;
+    await sleep(50);
+  }
+  throw new Error(`${proc.name}: timed out waiting for ${what}`);
+}

@@ -1,0 +1,452 @@
+// One collection cycle per engine, and the agent's memory with 10 databases, in one run.
+//
+//   npm run build && node bench/collect.js [--cycles 20] [--warmup 1] [--databases 10]
+//                                          [--settle 20] [--rss-seconds 40] [--keep]
+//
+// Part 1, cycle time: creates a throwaway database on the local PostgreSQL (127.0.0.1:5432,
+// postgres, trust) and one on the local MariaDB (127.0.0.1:3306, root, no password), puts a
+// little traffic in each, builds the agent's own collection for each (createDatabaseCollection
+// from dist/, every collector of the engine plus the host collector, as the agent runs them), runs
+// --warmup cycles then --cycles measured cycles one after another with a small burst of traffic
+// between cycles (not timed), and prints median, p90 and max wall time per cycle and the median
+// duration of each collector as the snapshot's `collectors` array reports it.
+//
+// Part 2, agent memory: creates --databases throwaway databases (half PostgreSQL, half MariaDB),
+// writes an agent config in a temporary directory listing them as local databases at
+// interval_seconds 10 (the minimum), with server.url on a local port nobody listens on (the agent
+// spools while its server is down) and a well-formed agent key, and runs `node dist/agent/main.js
+// run --config <file>`: first with zero databases (the baseline), then with all of them, one after
+// the other. Each agent runs --settle seconds (for the databases: until every one has spooled two
+// reachable samples, at least --settle seconds) before VmRSS is read from /proc/<pid>/status every
+// second for --rss-seconds seconds; prints median and max.
+//
+// The machine may be shared: the 1-minute load average is printed at each phase. Every database
+// is dropped and every agent stopped at the end, also on failure. Exits non-zero if a cycle found
+// its database unreachable, a collector failed, or an agent exited or spooled an unreachable sample.
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { createDatabaseCollection } from '../dist/agent/database-collection.js';
+import { createLogger } from '../dist/common/logger.js';
+import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
+import { freePort } from './child-processes.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const agentEntry = join(root, 'dist', 'agent', 'main.js');
+
+const postgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+const mysqlServer = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
+/** The deadline the agent gives one cycle at the default interval of 60 s (80 %, capped at 30 s). */
+const cycleTimeoutMs = 30_000;
+const agentIntervalSeconds = 10;
+
+const { values: flags } = parseArgs({
+  options: {
+    cycles: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '1' },
+    databases: { type: 'string', default: '10' },
+    settle: { type: 'string', default: '20' },
+    'rss-seconds': { type: 'string', default: '40' },
+    keep: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+const settings = {
+  cycles: positiveInt('cycles'),
+  warmup: nonNegativeInt('warmup'),
+  databases: positiveInt('databases'),
+  settle: positiveInt('settle'),
+  rssSeconds: positiveInt('rss-seconds'),
+};
+
+function positiveInt(name) {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`--${name} must be a positive integer`);
+  return value;
+}
+
+function nonNegativeInt(name) {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 0) throw new TypeError(`--${name} must be a non-negative integer`);
+  return value;
+}
+
+function out(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+function load1() {
+  return loadavg()[0].toFixed(2);
+}
+
+/** Every 1-minute load average seen during the run, for the summary line. */
+const loadSamples = [];
+function noteLoad() {
+  loadSamples.push(loadavg()[0]);
+}
+
+function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  // Nearest rank: the p90 of 20 values is the 18th.
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function row(cells, widths) {
+  return cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
+}
+
+// --- throwaway databases (as test/helpers/throwaway-*-database.ts, in plain JS) ---
+
+function throwawayName() {
+  return `dbmon_bench_${randomBytes(6).toString('hex')}`;
+}
+
+async function postgresAdmin(sql) {
+  const client = new pg.Client({ ...postgresServer, database: 'postgres' });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function mysqlAdmin(sql) {
+  const connection = await mysql.createConnection(mysqlServer);
+  try {
+    return await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * A database of its own with a table and a plain connection for traffic; `created` is where the
+ * caller finds it to drop it. type is 'postgresql' or 'mariadb'.
+ */
+async function createThrowaway(created, type) {
+  const name = throwawayName();
+  if (type === 'postgresql') {
+    await postgresAdmin(`CREATE DATABASE ${name}`);
+    const database = { type, name, client: undefined };
+    created.push(database);
+    database.client = new pg.Client({ ...postgresServer, database: name });
+    await database.client.connect();
+    // Preloaded on this server; the extension must exist in each database to be read there.
+    await database.client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await database.client.query('CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
+    database.settings = { host: postgresServer.host, port: postgresServer.port, database: name, username: postgresServer.user, password: null, ssl: false };
+    database.placeholder = '$1';
+    return database;
+  }
+  await mysqlAdmin(`CREATE DATABASE \`${name}\``);
+  const database = { type, name, client: undefined };
+  created.push(database);
+  database.client = await mysql.createConnection({ ...mysqlServer, database: name });
+  await database.client.query('CREATE TABLE notes (id int AUTO_INCREMENT PRIMARY KEY, body varchar(100) NOT NULL) ENGINE=InnoDB');
+  database.settings = { host: mysqlServer.host, port: mysqlServer.port, database: name, username: mysqlServer.user, password: '', ssl: false };
+  database.placeholder = '?';
+  return database;
+}
+
+/** A little traffic: transactions of one insert each, and two reads per transaction. */
+async function traffic(database, transactions) {
+  const { client, placeholder } = database;
+  for (let i = 0; i < transactions; i++) {
+    await client.query('BEGIN');
+    await client.query(`INSERT INTO notes (body) VALUES (${placeholder})`, [`note ${i} ${randomBytes(8).toString('hex')}`]);
+    await client.query('COMMIT');
+    await client.query(`SELECT count(*) AS n FROM notes WHERE body LIKE ${placeholder}`, [`note ${i % 10}%`]);
+    await client.query('SELECT id, body FROM notes ORDER BY id DESC LIMIT 5');
+  }
+}
+
+async function dropAll(created) {
+  for (const database of created.reverse()) {
+    try {
+      await database.client?.end();
+    } catch {
+      // Already closed.
+    }
+    try {
+      if (database.type === 'postgresql') await postgresAdmin(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+      else await mysqlAdmin(`DROP DATABASE IF EXISTS \`${database.name}\``);
+    } catch (error) {
+      process.stderr.write(`could not drop ${database.type} database ${database.name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+}
+
+// --- part 1: cycle time per engine ---
+
+async function measureCycles(database, logger) {
+  const collection = createDatabaseCollection(
+    { id: 'db_bench', name: database.name, type: database.type, interval_seconds: 60, connection: database.settings },
+    { logger, timeoutMs: cycleTimeoutMs, procRoot: '/proc', diskPath: '/' },
+  );
+  const walls = [];
+  const byCollector = new Map();
+  const failures = [];
+  try {
+    for (let i = 0; i < settings.warmup + settings.cycles; i++) {
+      await traffic(database, 5);
+      const started = performance.now();
+      const snapshot = await collection.collect(new Date());
+      const wall = performance.now() - started;
+      if (!snapshot.reachable) throw new Error(`${database.type}: cycle ${i + 1} found the database unreachable: ${snapshot.error}`);
+      for (const outcome of snapshot.collectors) {
+        if (!outcome.success) failures.push(`${outcome.name}: ${outcome.error}`);
+      }
+      if (i < settings.warmup) continue;
+      walls.push(wall);
+      for (const outcome of snapshot.collectors) {
+        if (!byCollector.has(outcome.name)) byCollector.set(outcome.name, []);
+        byCollector.get(outcome.name).push(outcome.duration_ms);
+      }
+    }
+  } finally {
+    await collection.close();
+  }
+  if (failures.length > 0) throw new Error(`${database.type}: collectors failed: ${[...new Set(failures)].join('; ')}`);
+  return { walls, byCollector };
+}
+
+// --- part 2: agent RSS ---
+
+function agentYaml(serverUrl, agentKey, stateDir, databases) {
+  const lines = [
+    'server:',
+    `  url: ${serverUrl}`,
+    `  agent_key: ${agentKey}`,
+    `state_dir: ${stateDir}`,
+    'log:',
+    // debug, for the 'sample spooled' lines that tell when every database has been collected.
+    '  level: debug',
+  ];
+  if (databases.length === 0) {
+    lines.push('databases: []');
+  } else {
+    lines.push('databases:');
+    databases.forEach((database, i) => {
+      const { host, port, database: dbName, username, password } = database.settings;
+      lines.push(
+        `  - id: db_bench${String(i + 1).padStart(2, '0')}`,
+        `    name: ${database.name}`,
+        `    type: ${database.type}`,
+        `    interval_seconds: ${agentIntervalSeconds}`,
+        `    connection: { host: ${host}, port: ${port}, database: ${dbName}, username: ${username}${password ? `, password: ${password}` : ''} }`,
+      );
+    });
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The agent as a child process; its JSON log lines are parsed as they come. */
+function startAgent(children, name, configFile) {
+  const child = spawn(process.execPath, [agentEntry, 'run', '--config', configFile], {
+    cwd: root,
+    env: { ...process.env, DBMON_AGENT_CONFIG: '', DBMON_AGENT_KEY: '', DBMON_AGENT_KEY_FILE: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const proc = { name, child, lines: [], stderr: [], exited: once(child, 'exit') };
+  let pending = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    pending += chunk;
+    const parts = pending.split('\n');
+    pending = parts.pop();
+    for (const part of parts) {
+      try {
+        proc.lines.push(JSON.parse(part));
+      } catch {
+        proc.stderr.push(`${part}\n`);
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk) => proc.stderr.push(chunk));
+  children.push(proc);
+  return proc;
+}
+
+async function stopAgent(proc) {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill('SIGTERM');
+  const timer = sleep(15_000).then(() => 'timeout');
+  if ((await Promise.race([proc.exited, timer])) === 'timeout') {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+  }
+}
+
+function vmRssKiB(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]);
+}
+
+const clockTicksPerSecond = 100; // USER_HZ, 100 on Linux/x86-64 (getconf CLK_TCK)
+
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+}
+
+function checkAlive(proc) {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+    throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode})`);
+  }
+}
+
+/** Spooled samples per database id, from the agent's debug lines; throws on an unreachable one. */
+function spooled(proc) {
+  const counts = new Map();
+  for (const line of proc.lines) {
+    if (line.msg !== 'sample spooled') continue;
+    if (line.reachable !== true) throw new Error(`${proc.name}: ${line.databaseId} spooled an unreachable sample`);
+    counts.set(line.databaseId, (counts.get(line.databaseId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+async function measureAgent(children, name, configFile, databaseCount) {
+  const proc = startAgent(children, name, configFile);
+  const startedAt = Date.now();
+  // Settle: at least --settle seconds, and until every database spooled two samples.
+  const deadline = startedAt + 120_000;
+  for (;;) {
+    checkAlive(proc);
+    const counts = spooled(proc);
+    const collected = [...counts.values()].filter((n) => n >= 2).length;
+    if (Date.now() - startedAt >= settings.settle * 1000 && collected >= databaseCount) break;
+    if (Date.now() > deadline) throw new Error(`${name}: only ${collected} of ${databaseCount} databases spooled two samples in 120 s`);
+    await sleep(250);
+  }
+  const settledSeconds = (Date.now() - startedAt) / 1000;
+  const pid = proc.child.pid;
+  const samples = [];
+  const cpuBefore = cpuMs(pid);
+  const spooledBefore = [...spooled(proc).values()].reduce((a, b) => a + b, 0);
+  const windowStart = performance.now();
+  for (let s = 0; s < settings.rssSeconds; s++) {
+    checkAlive(proc);
+    samples.push(vmRssKiB(pid) / 1024);
+    noteLoad();
+    await sleep(1000);
+  }
+  const windowMs = performance.now() - windowStart;
+  const cpuPercent = ((cpuMs(pid) - cpuBefore) / windowMs) * 100;
+  const spooledInWindow = [...spooled(proc).values()].reduce((a, b) => a + b, 0) - spooledBefore;
+  checkAlive(proc);
+  await stopAgent(proc);
+  return { settledSeconds, samples, cpuPercent, spooledInWindow };
+}
+
+async function main() {
+  const workDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-collect-'));
+  const created = [];
+  const children = [];
+  let failed = true;
+  try {
+    if (!existsSync(agentEntry)) throw new Error(`${agentEntry} is missing; run npm run build first`);
+    const cpuModel = cpus()[0]?.model ?? 'unknown CPU';
+    out(`dbmon collection bench: node ${process.version}, ${availableParallelism()} CPUs (${cpuModel}), load average at start ${load1()}`);
+    out('the databases, this process and the agents share this machine, and other work may be running on it');
+    noteLoad();
+
+    // Part 1.
+    const logger = createLogger('warn');
+    const cycles = {};
+    for (const type of ['postgresql', 'mariadb']) {
+      const database = await createThrowaway(created, type);
+      await traffic(database, 50);
+      out();
+      out(`${type}: ${settings.warmup} warm-up + ${settings.cycles} measured cycles on ${database.name}, load average ${load1()}`);
+      noteLoad();
+      cycles[type] = await measureCycles(database, logger);
+      noteLoad();
+      const { walls, byCollector } = cycles[type];
+      out(`  wall ms per cycle: median ${median(walls).toFixed(1)}, p90 ${quantile(walls, 0.9).toFixed(1)}, max ${Math.max(...walls).toFixed(1)}`);
+      for (const [name, durations] of byCollector) {
+        out(`  ${name.padEnd(32)} median ${median(durations).toFixed(2).padStart(7)} ms  max ${Math.max(...durations).toFixed(2).padStart(7)} ms`);
+      }
+      out(`  load average after ${load1()}`);
+    }
+
+    // Part 2.
+    const rssDatabases = [];
+    for (let i = 0; i < settings.databases; i++) {
+      const database = await createThrowaway(created, i % 2 === 0 ? 'postgresql' : 'mariadb');
+      await traffic(database, 10);
+      rssDatabases.push(database);
+    }
+    const serverUrl = `http://127.0.0.1:${await freePort()}`;
+    const agentKey = issueToken('service_account').value;
+    const runs = {};
+    for (const [label, databases] of [
+      ['0 databases', []],
+      [`${settings.databases} databases`, rssDatabases],
+    ]) {
+      const configFile = join(workDir, `agent-${databases.length}.yaml`);
+      writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases), { mode: 0o600 });
+      out();
+      out(`agent with ${label} (server ${serverUrl} down), load average ${load1()}`);
+      noteLoad();
+      const run = await measureAgent(children, `agent (${label})`, configFile, databases.length);
+      runs[label] = run;
+      out(
+        `  settled after ${run.settledSeconds.toFixed(1)} s; VmRSS over ${run.samples.length} s: ` +
+          `median ${median(run.samples).toFixed(1)} MiB, min ${Math.min(...run.samples).toFixed(1)}, max ${Math.max(...run.samples).toFixed(1)}; ` +
+          `CPU ${run.cpuPercent.toFixed(1)} % of a core; ${run.spooledInWindow} samples spooled in the window; load average ${load1()}`,
+      );
+    }
+
+    const widths = [12, 10, 10, 10, 10, 10];
+    out();
+    out(`cycle wall time, ${settings.cycles} cycles after ${settings.warmup} warm-up (ms)`);
+    out(row(['engine', 'median', 'p90', 'max'], widths));
+    for (const [type, { walls }] of Object.entries(cycles)) {
+      out(row([type, median(walls).toFixed(1), quantile(walls, 0.9).toFixed(1), Math.max(...walls).toFixed(1)], widths));
+    }
+    out();
+    out(`agent VmRSS, ${settings.rssSeconds} one-second samples (MiB)`);
+    out(row(['databases', 'median', 'max'], widths));
+    for (const [label, run] of Object.entries(runs)) {
+      out(row([label.split(' ')[0], median(run.samples).toFixed(1), Math.max(...run.samples).toFixed(1)], widths));
+    }
+    const [baseline, loaded] = Object.values(runs).map((run) => median(run.samples));
+    out(`increment: ${(loaded - baseline).toFixed(1)} MiB for ${settings.databases} databases, ${((loaded - baseline) / settings.databases).toFixed(2)} MiB per database`);
+    noteLoad();
+    out(`1-minute load average during the run: ${Math.min(...loadSamples).toFixed(2)} to ${Math.max(...loadSamples).toFixed(2)} (${availableParallelism()} CPUs)`);
+    failed = false;
+  } catch (error) {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    for (const proc of children) {
+      if (proc.stderr.length > 0) process.stderr.write(`--- ${proc.name} stderr ---\n${proc.stderr.join('')}\n`);
+      const tail = proc.lines.filter((line) => line.level >= 40).slice(-10);
+      if (tail.length > 0) process.stderr.write(`--- ${proc.name} last warnings ---\n${tail.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    }
+  } finally {
+    for (const proc of children.reverse()) await stopAgent(proc);
+    await dropAll(created);
+    if (flags.keep) out(`work dir kept: ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,192 @@
+// Samples stored per second through POST /v1/agent/samples (batches of 100 snapshots) against raw
+// better-sqlite3 inserts of the same rows, in one run.
+//
+//   npm run build && node bench/ingest.js [--batches 200] [--workers 4] [--rounds 3] [--cpu-prof DIR]
+//
+// The server runs as a child process (`node dist/server/main.js`, embedded agent off) on a
+// temporary state directory; this process is the agent: it posts pre-built batches from
+// `--workers` concurrent connections. The baseline inserts the same sample rows with one prepared
+// statement, 100 rows per transaction, into a freshly migrated database with the server's pragmas
+// (WAL, synchronous=FULL), in this process. Rounds alternate raw/api; medians are reported.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { migrate } from '../dist/server/storage/migrate.js';
+import { openDatabase } from '../dist/server/storage/open-database.js';
+import { freePort, startChild, stopChild, waitFor } from './child-processes.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const batchSize = 100;
+const targetRatio = 0.3;
+
+const { values: flags } = parseArgs({
+  options: {
+    batches: { type: 'string', default: '200' },
+    workers: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
+    'cpu-prof': { type: 'string' },
+  },
+  strict: true,
+});
+const batches = Number(flags.batches);
+const workers = Number(flags.workers);
+const rounds = Number(flags.rounds);
+
+function out(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+function snapshot(ts, i) {
+  return {
+    timestamp: new Date(ts).toISOString(),
+    reachable: true,
+    version: '15.19',
+    database_size_bytes: 8_000_000 + i,
+    metrics: {
+      cpu_usage: (i % 100) + 0.5,
+      memory_usage: 40.25,
+      disk_usage: 55.5,
+      connections: { active: i % 7, idle: 3, total: (i % 7) + 3, max: 100 },
+      throughput: { queries_per_second: 120.5, transactions_per_second: 40.25 },
+      latency: { avg_query_time_ms: 1.5, p95_query_time_ms: 4.25, p99_query_time_ms: 9.5, source: 'estimate' },
+    },
+    counters: { pg_stat_database_xact_commit: 100_000 + i, pg_stat_database_xact_rollback: 3 },
+    collectors: [{ name: 'postgres_activity', duration_ms: 2.5, success: true }],
+  };
+}
+
+/** `count` batches of 100 samples with distinct timestamps, spread over the last few hours. */
+function buildBatches(databaseId, round, count) {
+  const start = Date.now() - 4 * 3_600_000 + round * count * batchSize * 10;
+  return Array.from({ length: count }, (_, b) => ({
+    batch_id: `bench-${round}-${String(b).padStart(8, '0')}-${process.pid}`,
+    samples: Array.from({ length: batchSize }, (_, s) => {
+      const i = b * batchSize + s;
+      return { database_id: databaseId, snapshot: snapshot(start + i * 10, i) };
+    }),
+  }));
+}
+
+function rowOf(databaseId, ts, snap) {
+  const { metrics } = snap;
+  return [
+    databaseId, ts, 1, metrics.cpu_usage, metrics.memory_usage, metrics.disk_usage,
+    metrics.connections.active, metrics.connections.idle, metrics.connections.total, metrics.connections.max,
+    metrics.throughput.queries_per_second, metrics.throughput.transactions_per_second,
+    metrics.latency.avg_query_time_ms, metrics.latency.p95_query_time_ms, metrics.latency.p99_query_time_ms,
+    metrics.latency.source, snap.database_size_bytes,
+  ];
+}
+
+/** The baseline: the same rows, prepared insert, one transaction per 100 rows, server pragmas. */
+function rawInserts(dir, prebuilt) {
+  const db = openDatabase(join(dir, `raw-${Date.now()}.db`));
+  migrate(db);
+  db.pragma('foreign_keys = OFF');
+  const insert = db.prepare(
+    `INSERT INTO samples (database_id, ts, reachable, cpu_usage, memory_usage, disk_usage, connections_active,
+       connections_idle, connections_total, connections_max, queries_per_second, transactions_per_second,
+       avg_query_time_ms, p95_query_time_ms, p99_query_time_ms, latency_source, database_size_bytes)
+     VALUES (${Array(17).fill('?').join(', ')})`,
+  );
+  const insertBatch = db.transaction((batch) => {
+    for (const sample of batch.samples) insert.run(...rowOf(sample.database_id, Date.parse(sample.snapshot.timestamp), sample.snapshot));
+  });
+  const started = process.hrtime.bigint();
+  for (const batch of prebuilt) insertBatch(batch);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  db.close();
+  return (prebuilt.length * batchSize) / seconds;
+}
+
+async function apiIngest(base, agentKey, prebuilt) {
+  const queue = prebuilt.map((batch) => JSON.stringify(batch));
+  let stored = 0;
+  const started = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      for (let body = queue.shift(); body !== undefined; body = queue.shift()) {
+        const response = await globalThis.fetch(`${base}/v1/agent/samples`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json' },
+          body,
+        });
+        const result = await response.json();
+        if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${JSON.stringify(result)}`);
+        stored += result.stored;
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (stored !== prebuilt.length * batchSize) throw new Error(`stored ${stored} of ${prebuilt.length * batchSize} samples`);
+  return stored / seconds;
+}
+
+async function setUpServer(children, stateDir) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const profile = flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', flags['cpu-prof']];
+  const server = startChild(children, 'dbmon server', root, [...profile, join(root, 'dist/server/main.js')], {
+    DBMON_STATE_DIR: stateDir,
+    DBMON_PORT: String(port),
+    DBMON_LOG_LEVEL: 'warn',
+    DBMON_AGENT_EMBEDDED: 'false',
+  });
+  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200);
+  const admin = JSON.parse(readFileSync(join(stateDir, 'initial-admin.json'), 'utf8'));
+  const agentKey = execFileSync(
+    process.execPath,
+    [join(root, 'dist/server/cli.js'), 'keys', 'create', '--org', admin.org_id, '--name', 'bench agent',
+      '--permission', 'write', '--service-account', 'bench-agent', '--scopes', 'agent', '--state-dir', stateDir],
+    { encoding: 'utf8' },
+  ).trim();
+  const assignments = await (await globalThis.fetch(`${base}/v1/agent/assignments`, { headers: { Authorization: `Bearer ${agentKey}` } })).json();
+  const created = await globalThis.fetch(`${base}/v1/databases`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin.api_key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      name: 'bench',
+      type: 'postgresql',
+      agent_id: assignments.agent_id,
+      connection: { host: 'db.internal', database: 'app', username: 'monitor' },
+    }),
+  });
+  return { base, agentKey, databaseId: (await created.json()).id };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const children = [];
+const dir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
+try {
+  const { base, agentKey, databaseId } = await setUpServer(children, join(dir, 'state'));
+  await apiIngest(base, agentKey, buildBatches(databaseId, 0, 20)); // warm-up
+  const raw = [];
+  const api = [];
+  for (let round = 1; round <= rounds; round++) {
+    const prebuilt = buildBatches(databaseId, round, batches);
+    raw.push(rawInserts(dir, prebuilt));
+    api.push(await apiIngest(base, agentKey, prebuilt));
+    out(`round ${round}: raw ${raw.at(-1).toFixed(0)} samples/s, api ${api.at(-1).toFixed(0)} samples/s`);
+  }
+  const ratio = median(api) / median(raw);
+  out();
+  out(`cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+  out(`batches of ${batchSize}, ${batches} batches per round, ${workers} concurrent connections, ${rounds} rounds (medians)`);
+  out(`raw better-sqlite3 inserts: ${median(raw).toFixed(0)} samples/s`);
+  out(`POST /v1/agent/samples:     ${median(api).toFixed(0)} samples/s`);
+  out(`ratio api/raw: ${(ratio * 100).toFixed(1)} % (target >= ${targetRatio * 100} %)`);
+  if (ratio < targetRatio) process.exitCode = 1;
+} catch (error) {
+  for (const proc of children) process.stderr.write(`--- ${proc.name} output ---\n${proc.output.join('')}\n`);
+  throw error;
+} finally {
+  await Promise.all(children.map(stopChild));
+  rmSync(dir, { recursive: true, force: true });
+}

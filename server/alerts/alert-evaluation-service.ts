@@ -1,0 +1,182 @@
+import { newId } from '../crypto/new-id.js';
+import { presentDatabase } from '../databases/database-presenter.js';
+import { deriveDatabaseStatus, reachabilityOf } from '../databases/database-status.js';
+import type { DatabaseRow, DatabasesRepository } from '../databases/databases-repository.js';
+import type { DatabaseStatus } from '../databases/databases-schema.js';
+import type { MonitoringResumesRepository } from '../databases/monitoring-resumes-repository.js';
+import type { SamplesRepository } from '../metrics/samples-repository.js';
+import type { EventOutbox } from '../webhooks/event-outbox.js';
+import { alertMessage, evaluateAlerts, type AlertAction, type ResolveReason, type RuleSpec } from './alert-evaluator.js';
+import { presentAlert } from './alert-presenter.js';
+import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
+import type { AlertRow, AlertsRepository } from './alerts-repository.js';
+
+type Transaction = <T>(work: () => T) => T;
+
+export interface AlertEvaluationDependencies {
+  databases: DatabasesRepository;
+  samples: SamplesRepository;
+  rules: AlertRulesRepository;
+  alerts: AlertsRepository;
+  resumes: MonitoringResumesRepository;
+  events: EventOutbox;
+  transaction: Transaction;
+  /**
+   * When this server process started: silence before it is not held against a database (while
+   * the server was down, samples could not arrive). Unset: silence counts from creation.
+   */
+  startedAtMs?: number;
+}
+
+const resolutionNotes: Record<ResolveReason, string | null> = {
+  cleared: null,
+  rule_gone: 'The rule was deleted, disabled or no longer covers this database',
+  monitoring_paused: 'Monitoring of the database was paused',
+};
+
+/**
+ * Runs the pure evaluator over what is stored and applies its decisions: alerts, the database
+ * status derived from them and from reachability, and an event for every change, all in the
+ * caller's transaction. Called inside each ingest transaction, after rule and database changes,
+ * after a manual resolve, and on a timer (so silence is noticed).
+ */
+export class AlertEvaluationService {
+  constructor(private readonly deps: AlertEvaluationDependencies) {}
+
+  /** Inside the ingest transaction: the databases that just got samples. */
+  afterIngest(databaseIds: readonly string[], now: Date): void {
+    for (const id of new Set(databaseIds)) {
+      const row = this.deps.databases.findAnyOrg(id);
+      if (row !== undefined) this.evaluate(row, now);
+    }
+  }
+
+  /** The timer: every database, each in a transaction of its own. Returns how many alerts fired or resolved. */
+  evaluateAll(now: Date): number {
+    let changes = 0;
+    for (const { id } of this.deps.databases.all()) {
+      changes += this.deps.transaction(() => {
+        const row = this.deps.databases.findAnyOrg(id);
+        return row === undefined ? 0 : this.evaluate(row, now).actions;
+      });
+    }
+    return changes;
+  }
+
+  /** After a rule changed: every database of the organization, in the caller's transaction. */
+  evaluateOrganization(orgId: string, now: Date): void {
+    for (const row of this.deps.databases.all()) if (row.org_id === orgId) this.evaluate(row, now);
+  }
+
+  evaluateDatabase(databaseId: string, now: Date): void {
+    const row = this.deps.databases.findAnyOrg(databaseId);
+    if (row !== undefined) this.evaluate(row, now);
+  }
+
+  /**
+   * After a database's settings were written (in the same transaction): notes a resume of
+   * monitoring, re-evaluates, and returns the status now in force.
+   */
+  databaseUpdated(previous: DatabaseRow, next: DatabaseRow, now: Date): DatabaseStatus {
+    if (previous.monitoring_enabled === 0 && next.monitoring_enabled === 1) this.deps.resumes.record(next.id, now.getTime());
+    return this.evaluate({ ...next, status: previous.status }, now).status;
+  }
+
+  private evaluate(database: DatabaseRow, now: Date): { status: DatabaseStatus; actions: number } {
+    const { samples, rules, alerts, resumes } = this.deps;
+    const nowMs = now.getTime();
+    const resumedAt = resumes.resumedAt(database.id) ?? Number.NEGATIVE_INFINITY;
+    const monitoringEnabled = database.monitoring_enabled === 1;
+    const applicable = monitoringEnabled ? rules.applicableTo(database.org_id, database.id) : [];
+    const specs = applicable.map(toSpec);
+    const intervalMs = database.interval_seconds * 1000;
+    const longestHoldMs = Math.max(0, ...specs.map((rule) => rule.duration_seconds * 1000));
+    const latest = samples.latest(database.id);
+    const lastSample = latest !== undefined && latest.ts >= resumedAt ? { ts: latest.ts, reachable: latest.reachable } : undefined;
+    const monitoringSinceMs = Math.max(Date.parse(database.created_at), resumedAt, this.deps.startedAtMs ?? Number.NEGATIVE_INFINITY);
+    const window = Math.max(nowMs - longestHoldMs - 3 * intervalMs, resumedAt);
+    const input = {
+      nowMs,
+      monitoringEnabled,
+      intervalMs,
+      monitoringSinceMs,
+      lastSample,
+      samples: lastSample === undefined ? [] : samples.since(database.id, Math.min(window, lastSample.ts)),
+      rules: specs,
+      openAlerts: alerts.activeFor(database.id),
+      suppressions: alerts.suppressionsFor(database.id),
+    };
+    const actions = evaluateAlerts(input);
+    for (const action of actions) this.apply(database, action, now);
+
+    const status = deriveDatabaseStatus({
+      monitoringEnabled,
+      reachability: reachabilityOf(input),
+      activeSeverities: alerts.activeFor(database.id).map((alert) => alert.severity),
+    });
+    if (status !== database.status) {
+      this.deps.databases.setStatus(database.id, status);
+      this.deps.events.publish(
+        database.org_id,
+        'database.status_changed',
+        { object: presentDatabase({ ...database, status }), previous_attributes: { status: database.status } },
+        now,
+      );
+    }
+    return { status, actions: actions.filter((action) => action.kind !== 'rearm').length };
+  }
+
+  private apply(database: DatabaseRow, action: AlertAction, now: Date): void {
+    const { alerts, events } = this.deps;
+    switch (action.kind) {
+      case 'fire': {
+        const { rule } = action;
+        const row: AlertRow = {
+          id: newId('alert'),
+          org_id: database.org_id,
+          rule_id: rule.id,
+          database_id: database.id,
+          severity: rule.severity,
+          status: 'active',
+          metric: rule.metric,
+          operator: rule.operator,
+          value: action.value,
+          threshold: rule.threshold,
+          message: alertMessage(rule, action.value),
+          triggered_at: now.toISOString(),
+          resolved_at: null,
+          resolved_by: null,
+          resolution_note: null,
+        };
+        if (!alerts.insert(row)) return;
+        events.publish(database.org_id, 'alert.triggered', { object: presentAlert(row) }, now);
+        return;
+      }
+      case 'resolve': {
+        const resolved = alerts.resolve(action.alertId, {
+          resolved_at: now.toISOString(),
+          resolved_by: 'auto',
+          resolution_note: resolutionNotes[action.reason],
+        });
+        const row = alerts.findById(database.org_id, action.alertId);
+        if (resolved && row !== undefined) events.publish(database.org_id, 'alert.resolved', { object: presentAlert(row) }, now);
+        return;
+      }
+      case 'rearm':
+        alerts.unsuppress(action.ruleId, database.id);
+        return;
+    }
+  }
+}
+
+function toSpec(row: AlertRuleRow): RuleSpec {
+  return {
+    id: row.id,
+    name: row.name,
+    metric: row.metric,
+    operator: row.operator,
+    threshold: row.threshold,
+    duration_seconds: row.duration_seconds,
+    severity: row.severity,
+  };
+}

@@ -1,0 +1,102 @@
+import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { newId } from '../crypto/new-id.js';
+import type { DatabasesRepository } from '../databases/databases-repository.js';
+import type { AlertEvaluationService } from './alert-evaluation-service.js';
+import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
+import type { AlertsRepository } from './alerts-repository.js';
+import type { AlertRuleCreate, AlertRuleUpdate } from './alerts-schema.js';
+import { stockAlertRules } from './stock-alert-rules.js';
+
+type Transaction = <T>(work: () => T) => T;
+
+/** Rule CRUD. Every change re-evaluates the organization's databases in its transaction, so alerts of a removed rule resolve at once. */
+export class AlertRulesService {
+  constructor(
+    private readonly rules: AlertRulesRepository,
+    private readonly alerts: AlertsRepository,
+    private readonly databases: DatabasesRepository,
+    private readonly evaluation: AlertEvaluationService,
+    private readonly transaction: Transaction,
+  ) {}
+
+  list(orgId: string, databaseId: string | undefined, limit: number, offset: number) {
+    return this.rules.list(orgId, databaseId, limit, offset);
+  }
+
+  get(orgId: string, id: string): AlertRuleRow {
+    const row = this.rules.findById(orgId, id);
+    if (row === undefined) throw new NotFoundError(`No alert rule ${id}`, 'id');
+    return row;
+  }
+
+  create(orgId: string, input: AlertRuleCreate, now: Date): AlertRuleRow {
+    this.checkDatabase(orgId, input.database_id);
+    const row = this.newRow(orgId, input, now);
+    return this.transaction(() => {
+      this.rules.insert(row);
+      this.evaluation.evaluateOrganization(orgId, now);
+      return row;
+    });
+  }
+
+  /** Merges the given fields into the stored rule. */
+  update(orgId: string, id: string, patch: AlertRuleUpdate, now: Date): AlertRuleRow {
+    const current = this.get(orgId, id);
+    if (patch.database_id !== undefined) this.checkDatabase(orgId, patch.database_id);
+    const next: AlertRuleRow = {
+      ...current,
+      name: patch.name ?? current.name,
+      database_id: patch.database_id === undefined ? current.database_id : patch.database_id,
+      metric: patch.metric ?? current.metric,
+      operator: patch.operator ?? current.operator,
+      threshold: patch.threshold ?? current.threshold,
+      duration_seconds: patch.duration_seconds ?? current.duration_seconds,
+      severity: patch.severity ?? current.severity,
+      enabled: patch.enabled === undefined ? current.enabled : Number(patch.enabled),
+      updated_at: now.toISOString(),
+    };
+    return this.transaction(() => {
+      this.rules.update(next);
+      this.evaluation.evaluateOrganization(orgId, now);
+      return next;
+    });
+  }
+
+  /** Deletes the rule; its active alerts resolve (resolved_by auto) and stay in the history. */
+  delete(orgId: string, id: string, now: Date): void {
+    this.transaction(() => {
+      if (!this.rules.delete(orgId, id)) throw new NotFoundError(`No alert rule ${id}`, 'id');
+      this.alerts.dropSuppressionsOfRule(id);
+      this.evaluation.evaluateOrganization(orgId, now);
+    });
+  }
+
+  /** The stock rules of a new organization. */
+  createStockRules(orgId: string, now: Date): void {
+    for (const rule of stockAlertRules) this.rules.insert(this.newRow(orgId, rule, now));
+  }
+
+  private newRow(orgId: string, input: AlertRuleCreate, now: Date): AlertRuleRow {
+    const at = now.toISOString();
+    return {
+      id: newId('rule'),
+      org_id: orgId,
+      name: input.name,
+      database_id: input.database_id,
+      metric: input.metric,
+      operator: input.operator,
+      threshold: input.threshold,
+      duration_seconds: input.duration_seconds,
+      severity: input.severity,
+      enabled: Number(input.enabled),
+      created_at: at,
+      updated_at: at,
+    };
+  }
+
+  private checkDatabase(orgId: string, databaseId: string | null): void {
+    if (databaseId !== null && this.databases.findById(orgId, databaseId) === undefined) {
+      throw new InvalidRequestError('invalid_parameter', `No database ${databaseId} in this organization`, 'database_id');
+    }
+  }
+}

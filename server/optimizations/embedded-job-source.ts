@@ -1,0 +1,18 @@
+import { parseInput } from '../http/validate.js';
+import { jobResultBody } from './optimization-jobs-schema.js';
+import type { OptimizationJobsService } from './optimization-jobs-service.js';
+
+/**
+ * The job source of the server's embedded agent: the same leases and results as
+ * `GET /v1/agent/jobs` and `POST /v1/agent/jobs/{id}/result`, in-process, for the databases
+ * without agent_id. It has the shape of the agent's JobSource (agent/job-runner.ts), which
+ * validates the jobs as it would over HTTP; results are validated here the same way.
+ */
+export function embeddedJobSource(jobs: OptimizationJobsService, now: () => Date) {
+  return {
+    fetchJobs: async (): Promise<unknown[]> => jobs.lease(null, now()),
+    reportResult: async (jobId: string, result: unknown): Promise<void> => {
+      jobs.report(null, jobId, parseInput(jobResultBody, result), now());
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { OptimizationRow } from './optimizations-repository.js';
+
+export type OptimizationEventType = 'optimization.ready' | 'optimization.applied' | 'optimization.failed';
+
+/**
+ * Where optimization state changes go as events (the webhook outbox). Called inside the
+ * transaction that made the change, so an event is recorded exactly when its change is.
+ */
+export interface OptimizationEvents {
+  record(type: OptimizationEventType, optimization: OptimizationRow, now: Date): void;
+}
+
+export const noOptimizationEvents: OptimizationEvents = { record: () => undefined };

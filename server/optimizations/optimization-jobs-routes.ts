@@ -1,0 +1,47 @@
+import type { AgentsService } from '../agents/agents-service.js';
+import { identityOf } from '../agents/agents-routes.js';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { errorResponses } from '../openapi/error-responses.js';
+import { agentJobList, jobReceipt, jobResultBody } from './optimization-jobs-schema.js';
+import type { OptimizationJobsService } from './optimization-jobs-service.js';
+import { optimizationIdParams } from './optimizations-schema.js';
+
+const tag = 'Agent protocol';
+
+export function optimizationJobsRoutes(agents: AgentsService, jobs: OptimizationJobsService, now: () => Date): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/agent/jobs',
+      operationId: 'leaseAgentJobs',
+      summary: 'Lease the optimization jobs (analyze, apply) of the databases this agent monitors, with their connections (agent keys only)',
+      description:
+        'A leased job is not handed out again until its lease runs out: 10 min for analysis (then handed out again, three ' +
+        'attempts in all), 24 h for apply (then the optimization fails: a build may have half happened, so it is never re-run blindly).',
+      tag,
+      // Leasing changes state, and a key that cannot report results must not take jobs.
+      auth: { scope: 'agent', access: 'write' },
+      responses: { 200: { description: 'The leased jobs; none is an empty list', schema: agentJobList }, ...errorResponses },
+      handler: (ctx, { principal }) => {
+        const agent = agents.identify(principal, identityOf(ctx), now());
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { jobs: jobs.lease(agent, now()) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/agent/jobs/{id}/result',
+      operationId: 'reportAgentJobResult',
+      summary: 'Report the result of a leased job; a repeated report is acknowledged and changes nothing',
+      tag,
+      auth: { scope: 'agent', access: 'write' },
+      params: optimizationIdParams,
+      body: jobResultBody,
+      responses: { 200: { description: 'Recorded', schema: jobReceipt }, ...errorResponses },
+      handler: (ctx, { params, body, principal }) => {
+        const agent = agents.identify(principal, identityOf(ctx), now());
+        ctx.body = jobs.report(agent, params.id, body, now());
+      },
+    }),
+  ];
+}
