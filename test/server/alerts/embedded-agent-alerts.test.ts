@@ -16,7 +16,7 @@ import { startWebhookReceiver } from '../../helpers/webhook-receiver.js';
  * collectors, spool, pusher, in-process ingest) stores samples, ingest evaluates the rules, the
  * outbox takes the events, the running dispatcher delivers them.
  */
-t.test('embedded agent to webhook: sessions on a real PostgreSQL fire an alert that arrives signed', async (t) => {
+t.test('embedded agent to webhook: sessions on a real PostgreSQL fire an alert that arrives signed, and closing them resolves it', async (t) => {
   const database = await createThrowawayPostgresDatabase();
   t.teardown(() => database.drop());
   const server = await startTestServer({ allowPrivateWebhookTargets: true });
@@ -24,7 +24,7 @@ t.test('embedded agent to webhook: sessions on a real PostgreSQL fire an alert t
   const receiver = await startWebhookReceiver();
   t.teardown(receiver.close);
   const { key } = createTenant(server.services, server.clock.now);
-  const hook = await server.request('POST', '/v1/webhooks', { key, body: { url: receiver.url, event_types: ['alert.triggered', 'database.status_changed'] } });
+  const hook = await server.request('POST', '/v1/webhooks', { key, body: { url: receiver.url, event_types: ['alert.triggered', 'alert.resolved', 'database.status_changed'] } });
   const created = await server.request('POST', '/v1/databases', {
     key,
     body: {
@@ -78,4 +78,15 @@ t.test('embedded agent to webhook: sessions on a real PostgreSQL fire an alert t
     receiver.ofType('database.status_changed').some((entry) => entry.json.data.object.status === 'critical'),
   );
   t.equal((await server.request('GET', `/v1/databases/${databaseId}`, { key })).body.status, 'critical');
+
+  await database.admin("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [database.name]);
+  // Resolving needs two clear samples in a row: about two 10 s intervals of the real agent.
+  await waitUntil('alert.resolved at the receiver', async () => receiver.ofType('alert.resolved').length > 0, 45_000);
+  const [resolved] = receiver.ofType('alert.resolved');
+  const resolvedEvent = verifier.verify(resolved!.body, resolved!.headers as Record<string, string>) as { data: { object: Record<string, unknown> } };
+  t.match(resolvedEvent.data.object, { database_id: databaseId, status: 'resolved', resolved_by: 'auto' });
+  await waitUntil('the status back to healthy', async () =>
+    receiver.ofType('database.status_changed').some((entry) => entry.json.data.object.status === 'healthy'),
+  );
+  t.equal((await server.request('GET', `/v1/databases/${databaseId}`, { key })).body.status, 'healthy');
 });
