@@ -5,7 +5,6 @@ import { ConfigError } from '../common/config-loader.js';
 import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { startEmbeddedAgent } from './agents/embedded-agent.js';
-import { AlertEvaluationTimer } from './alerts/alert-evaluation-timer.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { loadServerConfig, parseServerFlags, type ServerConfig } from './config.js';
@@ -56,8 +55,8 @@ async function main(): Promise<void> {
   const server = await listen(app, config.server.host, config.server.port);
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
-  const alertTimer = new AlertEvaluationTimer(services.alerting, logger.child({ component: 'alerts' }), now);
-  alertTimer.start();
+  // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.
+  const alertEvaluation = startPeriodicTask('alert evaluation', 15_000, () => services.alerting.evaluateAll(now()), logger);
   const dispatcher = new WebhookDispatcher({
     deliveries: services.webhookDeliveries,
     guard: services.webhookDestinations,
@@ -83,7 +82,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    alertTimer.stop();
+    alertEvaluation.stop();
     maintenance.stop();
     await embeddedAgent?.stop();
     await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop()]);
