@@ -31,16 +31,16 @@ export function nodeArgs(entry: string): string[] {
 /** The environment for a child running a .ts entry (the loader only transpiles: the tests type-check). */
 export const childEnv = (env: Record<string, string>): Record<string, string> => ({ PATH: process.env.PATH ?? '', TS_NODE_TRANSPILE_ONLY: '1', ...env });
 
-/**
- * Starts a server process (`entry`: default the checkout's compiled dist/server/main.js; or an
- * installed one) on port 0 and waits for its 'dbmon server listening' line; killed in the
- * test's teardown if still running.
- */
-export async function spawnServer(t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>, entry = serverEntry): Promise<ServerProcess> {
-  const child = spawn(process.execPath, nodeArgs(entry), {
-    env: childEnv({ DBMON_PORT: '0', DBMON_LOG_LEVEL: 'info', DBMON_AGENT_EMBEDDED: 'false', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export interface SpawnedProcess {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs `entry` with `env` (and PATH) and collects its output by line; killed in the test's teardown if still running. */
+export function spawnProcess(t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>, entry = serverEntry): SpawnedProcess {
+  const child = spawn(process.execPath, nodeArgs(entry), { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const collect = (sink: string[]) => {
@@ -63,7 +63,21 @@ export async function spawnServer(t: { teardown: (fn: () => unknown) => void }, 
       await exited;
     }
   });
-  const deadline = Date.now() + 20_000;
+  return { child, stdout, stderr, exited };
+}
+
+/**
+ * Starts a server process (`entry`: default the checkout's compiled dist/server/main.js; or an
+ * installed one) on port 0 and waits for its 'dbmon server listening' line; killed in the
+ * test's teardown if still running.
+ */
+export async function spawnServer(t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>, entry = serverEntry): Promise<ServerProcess> {
+  const { child, stdout, stderr, exited } = spawnProcess(
+    t,
+    { DBMON_PORT: '0', DBMON_LOG_LEVEL: 'info', DBMON_AGENT_EMBEDDED: 'false', ...env },
+    entry,
+  );
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const listening = stdout.map(parseJson).find((line) => line?.msg === 'dbmon server listening');
     if (listening !== undefined) {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -7,70 +7,11 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { checkToken } from '../../server/auth/api-keys/api-key-token.js';
 import { databaseFileName } from '../../server/state-dir.js';
+import { parseJson, serverEntry, spawnProcess, spawnServer, type SpawnedProcess } from '../helpers/spawn-server.js';
 
-const mainPath = new URL('../../dist/server/main.js', import.meta.url).pathname;
-
-interface Running {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  port: number;
-  url: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnServer(env: Record<string, string>): { child: ChildProcess; stdout: string[]; stderr: string[]; exited: Running['exited'] } {
-  const child = spawn(process.execPath, [mainPath], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const collect = (sink: string[]) => {
-    let pending = '';
-    return (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      sink.push(...lines);
-    };
-  };
-  child.stdout!.on('data', collect(stdout));
-  child.stderr!.on('data', collect(stderr));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  return { child, stdout, stderr, exited };
-}
-
-/** Starts the compiled server on port 0 and waits for its 'listening' log line. */
-async function startServer(t: { teardown: (fn: () => unknown) => void }, stateDir: string, env: Record<string, string> = {}): Promise<Running> {
-  const started = spawnServer({ DBMON_STATE_DIR: stateDir, DBMON_PORT: '0', DBMON_LOG_LEVEL: 'info', ...env });
-  t.teardown(async () => {
-    if (started.child.exitCode === null && started.child.signalCode === null) {
-      started.child.kill('SIGKILL');
-      await started.exited;
-    }
-  });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const listening = started.stdout.map(parse).find((line) => line?.msg === 'dbmon server listening');
-    if (listening !== undefined) {
-      const port = listening.port as number;
-      return { ...started, port, url: `http://127.0.0.1:${port}` };
-    }
-    if (started.child.exitCode !== null) throw new Error(`server exited early: ${started.stderr.join('\n')}`);
-    if (Date.now() > deadline) throw new Error(`server did not start: ${started.stdout.join('\n')} ${started.stderr.join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function parse(line: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+/** The compiled server with the embedded agent at its default (on), as `npm start` runs it. */
+function startServer(t: { teardown: (fn: () => unknown) => void }, stateDir: string, env: Record<string, string> = {}) {
+  return spawnServer(t, { DBMON_STATE_DIR: stateDir, DBMON_AGENT_EMBEDDED: 'true', ...env });
 }
 
 function stateDir(t: { teardown: (fn: () => void) => void }): string {
@@ -79,7 +20,7 @@ function stateDir(t: { teardown: (fn: () => void) => void }): string {
   return dir;
 }
 
-async function stop(running: Running, timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+async function stop(running: SpawnedProcess, timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
   const started = Date.now();
   running.child.kill('SIGTERM');
   const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('did not exit in time')), timeoutMs).unref());
@@ -135,7 +76,7 @@ t.test('first start, second start, health and shutdown', async (t) => {
 
   const firstStop = await stop(first);
   t.equal(firstStop.code, 0, 'SIGTERM exits 0');
-  const logs = first.stdout.map(parse);
+  const logs = first.stdout.map(parseJson);
   t.ok(logs.every((line) => line !== undefined), 'every stdout line is JSON');
   t.ok(logs.some((line) => line?.msg === 'stopped'), "logs 'stopped'");
   t.ok(logs.some((line) => line?.msg === 'shutting down' && line.signal === 'SIGTERM'));
@@ -187,7 +128,7 @@ t.test('an open keep-alive connection does not hold up shutdown', async (t) => {
   const result = await stop(running, 20_000);
   t.equal(result.code, 0);
   t.ok(result.ms < 10_000, `exited in ${result.ms} ms, well before the 30 s shutdown timeout`);
-  t.ok(running.stdout.some((line) => parse(line)?.msg === 'stopped'));
+  t.ok(running.stdout.some((line) => parseJson(line)?.msg === 'stopped'));
 });
 
 t.test('SIGINT stops the server too', async (t) => {
@@ -195,12 +136,12 @@ t.test('SIGINT stops the server too', async (t) => {
   running.child.kill('SIGINT');
   const exit = await running.exited;
   t.equal(exit.code, 0);
-  t.ok(running.stdout.some((line) => parse(line)?.msg === 'shutting down' && parse(line)?.signal === 'SIGINT'));
+  t.ok(running.stdout.some((line) => parseJson(line)?.msg === 'shutting down' && parseJson(line)?.signal === 'SIGINT'));
 });
 
 t.test('an invalid configuration exits 78 with one line naming the key', async (t) => {
   const dir = stateDir(t);
-  const started = spawnServer({ DBMON_STATE_DIR: dir, DBMON_PORT: 'abc' });
+  const started = spawnProcess(t, { DBMON_STATE_DIR: dir, DBMON_PORT: 'abc' });
   const exit = await started.exited;
   t.equal(exit.code, 78);
   t.equal(started.stderr.length, 1, 'exactly one stderr line');
@@ -208,7 +149,7 @@ t.test('an invalid configuration exits 78 with one line naming the key', async (
   t.same(started.stdout, []);
   t.throws(() => statSync(join(dir, databaseFileName)), 'nothing was written to the state directory');
 
-  const badFlag = spawn(process.execPath, [mainPath, '--prot', '80'], { env: { PATH: process.env.PATH ?? '', DBMON_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const badFlag = spawn(process.execPath, [serverEntry, '--prot', '80'], { env: { PATH: process.env.PATH ?? '', DBMON_STATE_DIR: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   badFlag.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => badFlag.on('exit', resolve));
