@@ -140,10 +140,8 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       agentRows,
       retention.raw - 86_400_000,
       {
-        record: (databaseId, ts, statements, now) => {
-          queries.recordInterval(databaseId, ts, statements);
-          optimizations.measureAfter(databaseId, ts, now);
-        },
+        record: (databaseId, ts, statements) => queries.recordInterval(databaseId, ts, statements),
+        recorded: (databaseId, fromTs, toTs, now) => optimizations.measureAfter(databaseId, fromTs, toTs, now),
       },
       (databaseIds, now) => alerting.afterIngest(databaseIds, now),
     ),

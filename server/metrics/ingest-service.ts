@@ -14,9 +14,12 @@ export interface IngestResult {
   rejected: number;
 }
 
-/** Takes the statement deltas of each newly stored, reachable snapshot (an empty list still marks an interval), inside the ingest transaction. */
+/** Takes the statement deltas of the newly stored, reachable snapshots, inside the ingest transaction. */
 export interface StatementSink {
-  record(databaseId: string, ts: number, statements: NonNullable<IngestSnapshot['statements']>, now: Date): void;
+  /** One snapshot's deltas; an empty list is an interval in which no statement ran. */
+  record(databaseId: string, ts: number, statements: NonNullable<IngestSnapshot['statements']>): void;
+  /** Once per database and batch, after its snapshots: they ended intervals in [fromTs, toTs]. */
+  recorded(databaseId: string, fromTs: number, toTs: number, now: Date): void;
 }
 
 /** Samples newer than this are refused: a clock that far ahead would pin "latest" in the future. */
@@ -49,6 +52,7 @@ export class IngestService {
       // Per database: looked up once, and only its newest stored snapshot updates "latest" and the status.
       const accepted = new Map<string, boolean>();
       const newest = new Map<string, { ts: number; snapshot: IngestSnapshot }>();
+      const intervals = new Map<string, { fromTs: number; toTs: number }>();
       for (const { database_id, snapshot } of batch.samples) {
         const ts = Date.parse(snapshot.timestamp);
         if (!accepted.has(database_id)) {
@@ -61,7 +65,11 @@ export class IngestService {
         }
         if (!this.samples.insert(toSampleRow(database_id, ts, snapshot))) continue;
         stored++;
-        if (snapshot.reachable) this.statements.record(database_id, ts, snapshot.statements ?? [], now);
+        if (snapshot.reachable) {
+          this.statements.record(database_id, ts, snapshot.statements ?? []);
+          const span = intervals.get(database_id);
+          intervals.set(database_id, { fromTs: Math.min(span?.fromTs ?? ts, ts), toTs: Math.max(span?.toTs ?? ts, ts) });
+        }
         if (ts > (newest.get(database_id)?.ts ?? -Infinity)) newest.set(database_id, { ts, snapshot });
       }
       for (const [databaseId, { ts, snapshot }] of newest) {
@@ -75,6 +83,7 @@ export class IngestService {
         });
         if (isLatest) this.databases.recordCollection(databaseId, snapshot.version);
       }
+      for (const [databaseId, { fromTs, toTs }] of intervals) this.statements.recorded(databaseId, fromTs, toTs, now);
       const touched = [...newest.keys()];
       this.afterStore(touched, now);
       if (source.kind === 'agent' && batch.spool_dropped_total !== undefined) {

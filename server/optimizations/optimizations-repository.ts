@@ -123,9 +123,9 @@ export class OptimizationsRepository {
     return this.#createdIndexes.all(databaseId, sinceIso);
   }
 
-  /** Applied index suggestions of this database whose measurement window (applied, applied + windowMs] holds `ts`. */
-  awaitingMeasurement(databaseId: string, ts: number, windowMs: number): OptimizationRow[] {
-    return this.#awaitingMeasurement.all(databaseId, ts, ts - windowMs);
+  /** Applied index suggestions of a database with a statement, applied in [fromMs, toMs). */
+  awaitingMeasurement(databaseId: string, fromMs: number, toMs: number): OptimizationRow[] {
+    return this.#awaitingMeasurement.all(databaseId, toMs, fromMs);
   }
 
   autoApplyAllowed(orgId: string): boolean {

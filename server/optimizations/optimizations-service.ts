@@ -121,12 +121,12 @@ export class OptimizationsService {
   }
 
   /**
-   * After a statement interval is stored: the applied index suggestions of that database get their
-   * measured mean time after applying, over the intervals that began after it (up to the window).
-   * Runs inside the ingest transaction.
+   * After statement intervals ending in [fromTs, toTs] are stored: the applied index suggestions of
+   * that database whose window they fall in get their measured mean time after applying, over the
+   * intervals that began after it (up to the window). Runs inside the ingest transaction.
    */
-  measureAfter(databaseId: string, ts: number, now: Date): void {
-    for (const row of this.optimizations.awaitingMeasurement(databaseId, ts, this.policy.windowMs)) {
+  measureAfter(databaseId: string, fromTs: number, toTs: number, now: Date): void {
+    for (const row of this.optimizations.awaitingMeasurement(databaseId, fromTs - this.policy.windowMs, toTs)) {
       const after = this.queries.meanTime(row.query_id!, row.applied_ms!, row.applied_ms! + this.policy.windowMs);
       if (after === null || after === row.measured_mean_time_ms_after) continue;
       this.optimizations.update({ ...row, measured_mean_time_ms_after: after, updated_at: now.toISOString() });

@@ -41,8 +41,7 @@ const orderBy: Record<QuerySort, string> = {
 
 export class QueriesRepository {
   readonly #upsertQuery;
-  readonly #insertInterval;
-  readonly #previousInterval;
+  readonly #intervalStart;
   readonly #insertSample;
   readonly #top;
   readonly #byId;
@@ -50,7 +49,6 @@ export class QueriesRepository {
   readonly #mean;
   readonly #databases;
   readonly #expireSamples;
-  readonly #expireIntervals;
   readonly #expireQueries;
 
   constructor(private readonly db: Db) {
@@ -62,9 +60,9 @@ export class QueriesRepository {
          first_seen_ts = min(queries.first_seen_ts, excluded.first_seen_ts),
          last_seen_ts = max(queries.last_seen_ts, excluded.last_seen_ts)`,
     );
-    this.#insertInterval = db.prepare<[string, number]>('INSERT OR IGNORE INTO statement_intervals (database_id, ts) VALUES (?, ?)');
-    this.#previousInterval = db
-      .prepare<[string, number], number | null>('SELECT max(ts) FROM statement_intervals WHERE database_id = ? AND ts < ?')
+    // Every reachable snapshot measured statements (an empty list when none ran): the previous one starts the interval.
+    this.#intervalStart = db
+      .prepare<[string, number], number | null>('SELECT max(ts) FROM samples WHERE database_id = ? AND ts < ? AND reachable = 1')
       .pluck();
     this.#insertSample = db.prepare<{
       database_id: string;
@@ -110,9 +108,8 @@ export class QueriesRepository {
           WHERE query_id = @query_id AND ts > @from AND ts <= @to AND interval_start_ts >= @from AND calls > 0`,
       )
       .pluck();
-    this.#databases = db.prepare<[], string>('SELECT DISTINCT database_id FROM statement_intervals').pluck();
+    this.#databases = db.prepare<[], string>('SELECT id FROM databases').pluck();
     this.#expireSamples = db.prepare<[string, number]>('DELETE FROM query_samples WHERE database_id = ? AND ts < ?');
-    this.#expireIntervals = db.prepare<[string, number]>('DELETE FROM statement_intervals WHERE database_id = ? AND ts < ?');
     this.#expireQueries = db.prepare<[number]>(
       'DELETE FROM queries WHERE last_seen_ts < ? AND NOT EXISTS (SELECT 1 FROM query_samples s WHERE s.query_id = queries.id)',
     );
@@ -120,10 +117,10 @@ export class QueriesRepository {
 
   /** Stores one interval's statements; call inside the transaction that stores the sample. */
   recordInterval(databaseId: string, ts: number, statements: readonly (StatementInterval & { id: string })[]): void {
-    const start = this.#previousInterval.get(databaseId, ts) ?? null;
-    this.#insertInterval.run(databaseId, ts);
-    for (const statement of statements) {
-      if (statement.calls <= 0) continue;
+    const ran = statements.filter((statement) => statement.calls > 0);
+    if (ran.length === 0) return;
+    const start = this.#intervalStart.get(databaseId, ts) ?? null;
+    for (const statement of ran) {
       this.#upsertQuery.run({
         id: statement.id,
         database_id: databaseId,
@@ -166,10 +163,7 @@ export class QueriesRepository {
   /** Drops intervals older than the cutoff, then statements no interval refers to any more. */
   expire(cutoffMs: number): void {
     this.db.transaction(() => {
-      for (const databaseId of this.#databases.all()) {
-        this.#expireSamples.run(databaseId, cutoffMs);
-        this.#expireIntervals.run(databaseId, cutoffMs);
-      }
+      for (const databaseId of this.#databases.all()) this.#expireSamples.run(databaseId, cutoffMs);
       this.#expireQueries.run(cutoffMs);
     })();
   }

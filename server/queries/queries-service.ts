@@ -14,8 +14,8 @@ export class QueriesService {
   ) {}
 
   /**
-   * Stores the statement deltas of one newly stored, reachable snapshot; an empty list still marks
-   * the interval boundary. Runs inside the ingest transaction.
+   * Stores the statement deltas of one newly stored, reachable snapshot; the interval they cover
+   * starts at the database's previous reachable sample. Runs inside the ingest transaction.
    */
   recordInterval(databaseId: string, ts: number, statements: IngestedStatements): void {
     this.queries.recordInterval(

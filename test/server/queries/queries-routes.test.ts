@@ -120,6 +120,20 @@ t.test('an unreachable snapshot stores no statement interval', async (t) => {
   t.notOk((await list()).body.data.some((query: { fingerprint: string }) => query.fingerprint === '444'));
 });
 
+t.test('an interval starts at the previous reachable snapshot', async (t) => {
+  const intervalStart = server.db.prepare('SELECT interval_start_ts FROM query_samples WHERE database_id = ? AND ts = ?').pluck();
+  t.equal(intervalStart.get(databaseId, start.getTime() - 3 * hour), start.getTime() - 25 * hour);
+  t.equal(intervalStart.get(databaseId, start.getTime() - 30 * minute), start.getTime() - 2 * hour);
+  t.equal(intervalStart.get(otherId, start.getTime() - 10 * minute), null, 'the first interval has no start');
+  await ingest(otherId, new Date(start.getTime() - 5 * minute), [], false);
+  await ingest(otherId, new Date(start.getTime() - 4 * minute), []);
+  await ingest(otherId, new Date(start.getTime() - 3 * minute), [stat('555', 3, 3)]);
+  t.equal(intervalStart.get(otherId, start.getTime() - 3 * minute), start.getTime() - 4 * minute, 'one in which no statement ran counts');
+  await ingest(otherId, new Date(start.getTime() - 2 * minute), [stat('555', 1, 1)], false);
+  await ingest(otherId, new Date(start.getTime() - 1 * minute), [stat('555', 2, 2)]);
+  t.equal(intervalStart.get(otherId, start.getTime() - 1 * minute), start.getTime() - 3 * minute, 'an unreachable one does not');
+});
+
 t.test('retention follows the raw samples', async (t) => {
   // Seven days on, less an hour: only the interval that ended 30 min before the start is kept.
   server.services.queries.expire(new Date(start.getTime() + 7 * 24 * hour - hour));

@@ -1,0 +1,2 @@
+-- A statement interval starts at the previous reachable sample, which the samples table already holds.
+DROP TABLE statement_intervals;
