@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
-import { freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const serverEntry = join(root, 'dist', 'server', 'main.js');
@@ -125,19 +125,6 @@ async function checkListResponse(base, apiKey) {
   }
   if (problems.length > 0) throw new Error(`GET /v1/databases is not what the bench expects: ${problems.join('; ')}`);
   return Buffer.byteLength(JSON.stringify(body));
-}
-
-const clockTicksPerSecond = 100; // USER_HZ, 100 on Linux/x86-64 (getconf CLK_TCK)
-
-/** User + system CPU of a child so far, in ms, from /proc (Linux); undefined elsewhere. */
-function childCpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
-  } catch {
-    return undefined;
-  }
 }
 
 function failures(result) {

@@ -1,5 +1,6 @@
 // Child processes for the benchmarks: start, wait for readiness, stop; output kept for failures.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,4 +46,17 @@ export async function waitFor(proc, what, check) {
     await sleep(50);
   }
   throw new Error(`${proc.name}: timed out waiting for ${what}`);
+}
+
+const clockTicksPerSecond = 100; // USER_HZ, 100 on Linux/x86-64 (getconf CLK_TCK)
+
+/** User + system CPU of a child so far, in ms, from /proc (Linux); undefined elsewhere. */
+export function childCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,15 +8,17 @@
 // `--workers` concurrent connections. The baseline inserts the same sample rows with one prepared
 // statement, 100 rows per transaction, into a freshly migrated database with the server's pragmas
 // (WAL, synchronous=FULL), in this process. Rounds alternate raw/api; medians are reported.
+import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { migrate } from '../dist/server/storage/migrate.js';
 import { openDatabase } from '../dist/server/storage/open-database.js';
-import { freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const batchSize = 100;
@@ -102,27 +104,53 @@ function rawInserts(dir, prebuilt) {
   return (prebuilt.length * batchSize) / seconds;
 }
 
-async function apiIngest(base, agentKey, prebuilt) {
+/** POSTs one body over a kept-alive connection; node:http costs the load generator less CPU than fetch. */
+function post(agent, base, agentKey, body) {
+  return new Promise((resolvePost, reject) => {
+    const request = http.request(`${base}/v1/agent/samples`, {
+      method: 'POST',
+      agent,
+      headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolvePost({ status: response.statusCode, result: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('error', reject);
+    });
+    request.end(body);
+  });
+}
+
+/** Samples stored per second, the server's CPU per batch, and the share of a core this process (the load generator) used. */
+async function apiIngest(server, base, agentKey, prebuilt) {
   const queue = prebuilt.map((batch) => JSON.stringify(batch));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: workers });
   let stored = 0;
+  const serverCpuBefore = childCpuMs(server.child.pid);
+  const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: workers }, async () => {
       for (let body = queue.shift(); body !== undefined; body = queue.shift()) {
-        const response = await globalThis.fetch(`${base}/v1/agent/samples`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${agentKey}`, 'Content-Type': 'application/json' },
-          body,
-        });
-        const result = await response.json();
-        if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${JSON.stringify(result)}`);
+        const { status, result } = await post(agent, base, agentKey, body);
+        if (status !== 200) throw new Error(`ingest answered ${status}: ${JSON.stringify(result)}`);
         stored += result.stored;
       }
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  const serverCpuMs = childCpuMs(server.child.pid) - serverCpuBefore;
+  agent.destroy();
   if (stored !== prebuilt.length * batchSize) throw new Error(`stored ${stored} of ${prebuilt.length * batchSize} samples`);
-  return stored / seconds;
+  return {
+    rate: stored / seconds,
+    serverCpuMsPerBatch: serverCpuMs / prebuilt.length,
+    serverBusy: serverCpuMs / 1000 / seconds,
+    generatorBusy: (cpu.user + cpu.system) / 1e6 / seconds,
+  };
 }
 
 async function setUpServer(children, stateDir) {
@@ -154,7 +182,7 @@ async function setUpServer(children, stateDir) {
       connection: { host: 'db.internal', database: 'app', username: 'monitor' },
     }),
   });
-  return { base, agentKey, databaseId: (await created.json()).id };
+  return { server, base, agentKey, databaseId: (await created.json()).id };
 }
 
 function median(values) {
@@ -165,15 +193,20 @@ function median(values) {
 const children = [];
 const dir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 try {
-  const { base, agentKey, databaseId } = await setUpServer(children, join(dir, 'state'));
-  await apiIngest(base, agentKey, buildBatches(databaseId, 0, 20)); // warm-up
+  const { server, base, agentKey, databaseId } = await setUpServer(children, join(dir, 'state'));
+  await apiIngest(server, base, agentKey, buildBatches(databaseId, 0, 20)); // warm-up
   const raw = [];
   const api = [];
   for (let round = 1; round <= rounds; round++) {
     const prebuilt = buildBatches(databaseId, round, batches);
     raw.push(rawInserts(dir, prebuilt));
-    api.push(await apiIngest(base, agentKey, prebuilt));
-    out(`round ${round}: raw ${raw.at(-1).toFixed(0)} samples/s, api ${api.at(-1).toFixed(0)} samples/s`);
+    const run = await apiIngest(server, base, agentKey, prebuilt);
+    api.push(run.rate);
+    out(
+      `round ${round}: raw ${raw.at(-1).toFixed(0)} samples/s, api ${run.rate.toFixed(0)} samples/s; ` +
+        `server CPU ${run.serverCpuMsPerBatch.toFixed(2)} ms/batch, busy ${(run.serverBusy * 100).toFixed(0)} %, ` +
+        `load generator busy ${(run.generatorBusy * 100).toFixed(0)} %`,
+    );
   }
   const ratio = median(api) / median(raw);
   out();
