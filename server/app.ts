@@ -49,7 +49,7 @@ export function createApp(deps: AppDependencies): Koa {
     ...healthRoutes(deps.db),
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
     ...apiKeysRoutes(services.apiKeys, now),
-    ...databasesRoutes(services.databases, now),
+    ...databasesRoutes(services.databases, services.databaseListPages, now),
     ...metricsRoutes(services.databases, services.metrics, now),
     ...agentsRoutes(services.agents, services.ingest, deps.serverMetrics, now),
     ...alertsRoutes(services.alertRules, services.alerts, now),

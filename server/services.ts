@@ -13,6 +13,8 @@ import { ServiceAccountsRepository } from './auth/identity/service-accounts-repo
 import { UsersRepository } from './auth/identity/users-repository.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { DatabasesRepository } from './databases/databases-repository.js';
+import { DatabaseListPages } from './databases/database-list-pages.js';
+import { GenerationCache } from './storage/generation-cache.js';
 import { DatabasesService } from './databases/databases-service.js';
 import { MonitoringResumesRepository } from './databases/monitoring-resumes-repository.js';
 import { IngestService } from './metrics/ingest-service.js';
@@ -51,6 +53,7 @@ export interface Services {
   identity: IdentityService;
   apiKeys: ApiKeysService;
   databases: DatabasesService;
+  databaseListPages: DatabaseListPages;
   agents: AgentsService;
   ingest: IngestService;
   metrics: MetricsService;
@@ -129,8 +132,9 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     databaseRows,
     samples,
     identity,
-    apiKeys: new ApiKeysService(new ApiKeysRepository(db), identity),
+    apiKeys: new ApiKeysService(new ApiKeysRepository(db), identity, new GenerationCache(db, 'credentials')),
     databases,
+    databaseListPages: new DatabaseListPages(databaseRows, db),
     agents: new AgentsService(agentRows, databaseRows, databases),
     // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
     ingest: new IngestService(

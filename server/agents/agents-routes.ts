@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { listEnvelope, pageWindow, paginationSchema, pagingQuery } from '../http/paging.js';
+import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
 import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
@@ -38,7 +38,7 @@ export function agentsRoutes(agents: AgentsService, ingest: IngestService, serve
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = agents.list(principal.orgId, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentAgent), total, query);
+        sendList(ctx, rows.map(presentAgent), total, query);
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { listEnvelope, pageWindow } from '../http/paging.js';
+import { pageWindow, sendList } from '../http/paging.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { presentAlert, presentAlertRule } from './alert-presenter.js';
 import type { AlertRulesService } from './alert-rules-service.js';
@@ -44,7 +44,7 @@ export function alertsRoutes(rules: AlertRulesService, alerts: AlertsService, no
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = rules.list(principal.orgId, query.database_id, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentAlertRule), total, query);
+        sendList(ctx, rows.map(presentAlertRule), total, query);
       },
     }),
     defineRoute({
@@ -118,7 +118,7 @@ export function alertsRoutes(rules: AlertRulesService, alerts: AlertsService, no
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = alerts.list(principal.orgId, query, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentAlert), total, query);
+        sendList(ctx, rows.map(presentAlert), total, query);
       },
     }),
     defineRoute({

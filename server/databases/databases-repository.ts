@@ -79,8 +79,9 @@ export class DatabasesRepository {
     this.#all = db.prepare<[], DatabaseRow>('SELECT * FROM databases ORDER BY created_at, id');
     this.#byIdAnyOrg = db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE id = ?');
     // Status is not set here: alert evaluation derives it (database-status.ts) in the same ingest transaction.
+    // Writes only a change: every write moves the databases generation and empties the list cache.
     this.#observe = db.prepare<{ id: string; version: string | null }>(
-      'UPDATE databases SET version = coalesce(@version, version) WHERE id = @id',
+      'UPDATE databases SET version = @version WHERE id = @id AND @version IS NOT NULL AND version IS NOT @version',
     );
     this.#setStatus = db.prepare<[DatabaseStatus, string]>('UPDATE databases SET status = ? WHERE id = ?');
   }

@@ -1,7 +1,8 @@
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { listEnvelope, pageWindow } from '../http/paging.js';
+import { pageWindow, sendSerializedList } from '../http/paging.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { presentDatabase } from './database-presenter.js';
+import type { DatabaseListPages } from './database-list-pages.js';
 import type { DatabasesService } from './databases-service.js';
 import {
   databaseCreateBody,
@@ -15,7 +16,7 @@ import {
 const tag = 'Databases';
 const conflict = { 409: { description: 'The name is taken in this organization', schema: errorBody } };
 
-export function databasesRoutes(databases: DatabasesService, now: () => Date): RouteDefinition[] {
+export function databasesRoutes(databases: DatabasesService, pages: DatabaseListPages, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -28,8 +29,7 @@ export function databasesRoutes(databases: DatabasesService, now: () => Date): R
       responses: { 200: { description: 'A page of databases', schema: databaseList }, ...errorResponses },
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
-        const { rows, total } = databases.list(principal.orgId, query, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentDatabase), total, query);
+        sendSerializedList(ctx, pages.page(principal.orgId, query, window.limit, window.offset), query);
       },
     }),
     defineRoute({

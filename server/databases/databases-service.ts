@@ -2,7 +2,7 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js'
 import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { DatabaseFilter, DatabaseRow, DatabasesRepository } from './databases-repository.js';
+import type { DatabaseRow, DatabasesRepository } from './databases-repository.js';
 import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
 
 export function defaultPort(type: DatabaseType): number {
@@ -54,10 +54,6 @@ export class DatabasesService {
     const row = this.databases.findById(orgId, id);
     if (row === undefined) throw new NotFoundError(`No database ${id}`, 'id');
     return row;
-  }
-
-  list(orgId: string, filter: DatabaseFilter, limit: number, offset: number) {
-    return this.databases.list(orgId, filter, limit, offset);
   }
 
   /** Merges the given fields into the stored record; a null password clears it. */

@@ -19,10 +19,22 @@ export function paginationSchema() {
   return z.object({ total: z.number().int(), page: z.number().int(), per_page: z.number().int() });
 }
 
-/** The list envelope, with a GitHub-style Link header for next, prev, first and last. */
-export function listEnvelope<T>(ctx: Context, data: T[], total: number, paging: Paging) {
-  ctx.set('Link', linkHeader(ctx, total, paging));
-  return { data, pagination: { total, page: paging.page, per_page: paging.per_page } };
+/** A page of records serialized as a JSON array, and how many records the whole list holds. */
+export interface SerializedPage {
+  dataJson: string;
+  total: number;
+}
+
+/** Answers with the list envelope and a GitHub-style Link header for next, prev, first and last. */
+export function sendList<T>(ctx: Context, data: T[], total: number, paging: Paging): void {
+  sendSerializedList(ctx, { dataJson: JSON.stringify(data), total }, paging);
+}
+
+/** sendList for a page serialized beforehand (a cached one). */
+export function sendSerializedList(ctx: Context, page: SerializedPage, paging: Paging): void {
+  ctx.set('Link', linkHeader(ctx, page.total, paging));
+  ctx.type = 'application/json';
+  ctx.body = `{"data":${page.dataJson},"pagination":{"total":${page.total},"page":${paging.page},"per_page":${paging.per_page}}}`;
 }
 
 function linkHeader(ctx: Context, total: number, paging: Paging): string {

@@ -1,5 +1,5 @@
 import { databaseIdParams } from '../databases/databases-schema.js';
-import { listEnvelope, pageWindow } from '../http/paging.js';
+import { pageWindow, sendList } from '../http/paging.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { presentOptimization } from './optimization-presenter.js';
@@ -51,7 +51,7 @@ export function optimizationsRoutes(optimizations: OptimizationsService, now: ()
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = optimizations.list(principal.orgId, query, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentOptimization), total, query);
+        sendList(ctx, rows.map(presentOptimization), total, query);
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { listEnvelope, pageWindow, pagingQuery } from '../http/paging.js';
+import { pageWindow, pagingQuery, sendList } from '../http/paging.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { presentDelivery, presentWebhook } from './webhook-presenter.js';
 import type { WebhooksService } from './webhooks-service.js';
@@ -46,7 +46,7 @@ export function webhooksRoutes(webhooks: WebhooksService, now: () => Date): Rout
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = webhooks.list(principal.orgId, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentWebhook), total, query);
+        sendList(ctx, rows.map(presentWebhook), total, query);
       },
     }),
     defineRoute({
@@ -140,7 +140,7 @@ export function webhooksRoutes(webhooks: WebhooksService, now: () => Date): Rout
       handler: (ctx, { params, query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = webhooks.deliveries(principal.orgId, params.id, query.status, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(({ delivery, attempts }) => presentDelivery(delivery, attempts)), total, query);
+        sendList(ctx, rows.map(({ delivery, attempts }) => presentDelivery(delivery, attempts)), total, query);
       },
     }),
   ];

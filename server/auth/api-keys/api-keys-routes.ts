@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import { listEnvelope, pageWindow } from '../../http/paging.js';
+import { pageWindow, sendList } from '../../http/paging.js';
 import { errorResponses } from '../../openapi/error-responses.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import { presentApiKey } from './api-key-presenter.js';
@@ -36,7 +36,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       handler: (ctx, { query, principal }) => {
         const window = pageWindow(query);
         const { rows, total } = apiKeys.list(principal, window.limit, window.offset);
-        ctx.body = listEnvelope(ctx, rows.map(presentApiKey), total, query);
+        sendList(ctx, rows.map(presentApiKey), total, query);
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Access, type Scope } from '../permissions.js';
 import type { Principal } from '../principal.js';
+import type { GenerationCache } from '../../storage/generation-cache.js';
 import { checkToken, issueToken } from './api-key-token.js';
 import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeysRepository } from './api-keys-repository.js';
 
@@ -28,20 +29,23 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly identity: IdentityService,
+    /** Key lookups by token hash (null: no such key), kept until a credential table changes. */
+    private readonly lookups: GenerationCache<ApiKeyAuthRow | null>,
   ) {}
 
   /** Resolves a bearer token to the rights in force now; throws with a code naming what is wrong. */
   authenticate(token: string, now: Date): Principal {
     const check = checkToken(token);
     if (!check.ok) throw new AuthenticationError('malformed_api_key', 'The API key is malformed');
-    const row = this.keys.findForAuth(check.hash);
-    if (row === undefined) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
+    const row = this.lookups.get(check.hash.toString('base64'), () => this.keys.findForAuth(check.hash) ?? null);
+    if (row === null) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
     if (row.revoked_at !== null) throw new AuthenticationError('revoked_api_key', 'The API key has been revoked');
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) {
       throw new AuthenticationError('expired_api_key', `The API key expired at ${row.expires_at}`);
     }
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= lastUsedResolutionMs) {
-      this.keys.touch(row.id, now.toISOString());
+      row.last_used_at = now.toISOString();
+      this.keys.touch(row.id, row.last_used_at); // the cached row follows: that column moves no generation
     }
     return toPrincipal(row);
   }

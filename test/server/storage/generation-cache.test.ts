@@ -1,0 +1,106 @@
+import { join } from 'node:path';
+import t from 'tap';
+import { databaseFileName } from '../../../server/state-dir.js';
+import { GenerationCache, type GenerationName } from '../../../server/storage/generation-cache.js';
+import { openDatabase } from '../../../server/storage/open-database.js';
+import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { createServiceKey, createTenant, createUserKey, startTestServer } from '../../helpers/test-server.js';
+
+const start = new Date('2026-11-22T12:00:00Z');
+const server = await startTestServer({ now: start });
+t.teardown(server.close);
+// A second connection to the same file: what the operator CLI is to a running server.
+const other = openDatabase(join(server.stateDir, databaseFileName));
+t.teardown(() => other.close());
+
+const generation = (name: GenerationName) =>
+  server.db.prepare<[string], number>('SELECT generation FROM table_generations WHERE name = ?').pluck().get(name)!;
+const moves = (name: GenerationName, write: () => unknown): boolean => {
+  const before = generation(name);
+  write();
+  return generation(name) !== before;
+};
+
+const tenant = createTenant(server.services, start);
+const databaseBody = (name: string) => ({ name, type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' } });
+const createDatabase = async (name: string, key = tenant.key) =>
+  (await server.request('POST', '/v1/databases', { key, body: databaseBody(name) })).body.id as string;
+
+t.test('triggers move a counter on every write to the tables behind it, from any connection', async (t) => {
+  const id = await createDatabase('counted');
+  t.ok(moves('databases', () => other.prepare("UPDATE databases SET name = 'renamed' WHERE id = ?").run(id)), 'an update');
+  t.notOk(moves('credentials', () => other.prepare("UPDATE databases SET name = 'again' WHERE id = ?").run(id)), 'not the other counter');
+  t.ok(moves('databases', () => other.prepare('DELETE FROM databases WHERE id = ?').run(id)), 'a delete');
+
+  const doomed = createTenant(server.services, start);
+  await createDatabase('cascaded', doomed.key);
+  t.ok(moves('databases', () => other.prepare('DELETE FROM organizations WHERE id = ?').run(doomed.orgId)), 'a cascade from the organization');
+
+  const { userId } = createUserKey(server.services, tenant.orgId, start, 'member');
+  t.ok(moves('credentials', () => other.prepare("UPDATE users SET role = 'viewer' WHERE id = ?").run(userId)), 'a role change');
+  const keyId = server.db.prepare<[string], string>('SELECT id FROM api_keys WHERE user_id = ?').pluck().get(userId)!;
+  t.notOk(moves('credentials', () => other.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(start.toISOString(), keyId)), 'last_used_at alone does not');
+  t.ok(moves('credentials', () => other.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(start.toISOString(), keyId)), 'a revocation');
+});
+
+t.test('a cached value lasts until its counter moves', async (t) => {
+  const cache = new GenerationCache<string>(server.db, 'databases');
+  let computed = 0;
+  const read = () => cache.get('k', () => `value ${++computed}`);
+  t.equal(read(), 'value 1');
+  t.equal(read(), 'value 1', 'served from the cache');
+  await createDatabase('invalidates');
+  t.equal(read(), 'value 2', 'recomputed after a write through this connection');
+  other.prepare("UPDATE databases SET name = 'from the cli' WHERE name = 'invalidates'").run();
+  t.equal(read(), 'value 3', 'and after one through another connection');
+
+  const small = new GenerationCache<number>(server.db, 'databases', 2);
+  let calls = 0;
+  for (const key of ['a', 'b', 'c', 'a']) small.get(key, () => ++calls);
+  t.equal(calls, 4, 'a full cache starts over instead of growing');
+});
+
+t.test('GET /v1/databases shows every change at once, whoever wrote it', async (t) => {
+  const names = async () =>
+    (await server.request('GET', '/v1/databases?per_page=100', { key: tenant.key })).body.data.map((d: { name: string }) => d.name) as string[];
+  const id = await createDatabase('listed');
+  t.ok((await names()).includes('listed'));
+  await server.request('PUT', `/v1/databases/${id}`, { key: tenant.key, body: { name: 'listed-renamed' } });
+  t.ok((await names()).includes('listed-renamed'), 'an update through the API');
+  other.prepare("UPDATE databases SET status = 'paused' WHERE id = ?").run(id);
+  const listed = (await server.request('GET', '/v1/databases?status=paused', { key: tenant.key })).body;
+  t.same(listed.data.map((d: { id: string }) => d.id), [id], 'a write through another connection');
+  t.equal(listed.pagination.total, 1);
+  other.prepare('DELETE FROM databases WHERE id = ?').run(id);
+  t.notOk((await names()).includes('listed-renamed'), 'a delete');
+});
+
+t.test('an ingest that changes nothing on the database leaves the list cache alone', async (t) => {
+  const agentKey = createServiceKey(server.services, tenant.orgId, start, { scopes: ['agent'], account: 'cache-agent' });
+  const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
+  const id = (
+    await server.request('POST', '/v1/databases', { key: tenant.key, body: { ...databaseBody('ingested'), agent_id: agentId } })
+  ).body.id as string;
+  let batch = 0;
+  const ingest = (at: Date) =>
+    server.request('POST', '/v1/agent/samples', {
+      key: agentKey,
+      body: { batch_id: `cache-batch-${String(++batch).padStart(8, '0')}`, samples: [{ database_id: id, snapshot: makeSnapshot(at) }] },
+    });
+  await ingest(new Date(start.getTime() - 120_000)); // pending -> healthy, version set
+  const before = generation('databases');
+  await ingest(new Date(start.getTime() - 60_000));
+  t.equal(generation('databases'), before, 'same version, same status: no write to databases');
+});
+
+t.test('credentials: a revocation or demotion through another connection applies to the next request', async (t) => {
+  const { userId, key } = createUserKey(server.services, tenant.orgId, start, 'admin');
+  t.equal((await server.request('POST', '/v1/databases', { key, body: databaseBody('by-admin') })).status, 201);
+  other.prepare("UPDATE users SET role = 'viewer' WHERE id = ?").run(userId);
+  const refused = await server.request('POST', '/v1/databases', { key, body: databaseBody('by-viewer') });
+  t.equal(refused.status, 403, 'the demoted user cannot write');
+  other.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ?').run(start.toISOString(), userId);
+  const revoked = await server.request('GET', '/v1/databases', { key });
+  t.equal(revoked.status, 401);
+  t.equal(revoked.body.error.code, 'revoked_api_key');
+});
