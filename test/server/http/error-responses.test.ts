@@ -93,7 +93,7 @@ t.test('every failure answers with the contract error body', async (t) => {
   await t.test('a 500 leaks no stack or SQL and is logged with its request id', async (t) => {
     server.db.exec('ALTER TABLE databases RENAME TO databases_gone');
     t.teardown(() => server.db.exec('ALTER TABLE databases_gone RENAME TO databases'));
-    const response = await server.request('GET', '/v1/databases', { key });
+    const response = await server.request('GET', '/v1/databases/db_0000000000000000000000', { key });
     t.equal(response.status, 500);
     t.equal(response.body.error.type, 'api_error');
     const requestId = response.headers.get('x-request-id')!;
