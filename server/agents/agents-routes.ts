@@ -63,6 +63,7 @@ export function agentsRoutes(agents: AgentsService, ingest: IngestService, serve
       tag: 'Agent protocol',
       auth: { scope: 'agent', access: 'write' },
       body: sampleBatchBody,
+      compiledBody: true,
       responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
       handler: (ctx, { body, principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());

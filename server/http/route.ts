@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { requirePrincipal, type AccessRequirement, type AuthResult } from './authenticate.js';
+import { compiledBodyParser } from './compiled-body.js';
 import { parseInput } from './validate.js';
 
 type ObjectSchema = z.ZodObject;
@@ -32,6 +33,8 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
+  /** Check the body with compiledBodyParser (a hot route whose body schema has no defaults or transforms). */
+  compiledBody?: true;
   responses: Record<number, RouteResponse>;
   handler: (ctx: Context, input: RouteInput<P, Q, B, A>) => unknown;
 }
@@ -57,13 +60,16 @@ export function defineRoute<
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    const { body } = route;
+    const parseBody =
+      body === undefined ? undefined : route.compiledBody ? compiledBodyParser(body) : (input: unknown) => parseInput(body, input);
     router[route.method](route.operationId, koaPath, async (ctx) => {
       const principal =
         route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
       const input = {
         params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
         query: route.query === undefined ? undefined : parseInput(route.query, ctx.query),
-        body: route.body === undefined ? undefined : parseInput(route.body, ctx.request.body ?? {}),
+        body: parseBody?.(ctx.request.body ?? {}),
         principal,
       };
       await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);

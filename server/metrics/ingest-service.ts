@@ -79,7 +79,8 @@ export class IngestService {
           reachable: Number(snapshot.reachable),
           error: snapshot.error ?? null,
           counters: JSON.stringify(snapshot.counters),
-          collectors: JSON.stringify(snapshot.collectors),
+          // Named fields only: a newer agent's extra keys pass validation but are not ours to store.
+          collectors: JSON.stringify(snapshot.collectors.map(({ name, duration_ms, success, error }) => ({ name, duration_ms, success, error }))),
         });
         if (isLatest) this.databases.recordCollection(databaseId, snapshot.version);
       }
