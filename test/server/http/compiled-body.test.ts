@@ -52,7 +52,7 @@ function withValue(path: (string | number)[], value: unknown, remove = false): u
 const badValues: unknown[] = [
   null, -1, 101, 1.5, 2 ** 53, '', 'x'.repeat(201), 'x'.repeat(2001), true, {}, [], 'not-a-time',
   '2026-02-30T00:00:00Z', '2026-11-22 12:00:00Z', '2026-11-22T12:00:00', '2026-11-22T12:00:00+01:00',
-  { unexpected: 1 }, [{}], { ['k'.repeat(201)]: 1 }, '🙂'.repeat(1001),
+  { unexpected: 1 }, [{}], { ['k'.repeat(201)]: 1 }, '🙂'.repeat(201), '🙂'.repeat(2001),
 ];
 
 t.test('a valid batch comes back as it came', async (t) => {
@@ -82,5 +82,7 @@ t.test('the compiled check accepts exactly what zod accepts, and refuses with zo
     }
   }
   t.ok(cases.length > 500, `${cases.length} cases`);
+  const astral = withValue(['samples', 0, 'snapshot', 'error'], '🙂'.repeat(2000));
+  t.equal(outcome(() => parse(astral)).ok, true, 'both count characters, not UTF-16 units: 2000 emoji fit in 2000');
   t.ok(refused > 300, `${refused} of them refused`);
 });
