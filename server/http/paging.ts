@@ -1,9 +1,17 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 
+/**
+ * An integer query parameter, written in decimal digits only: z.coerce.number() would also take
+ * '1e1', '0x10', ' 10' and an empty value.
+ */
+export function integerQueryParam(range: z.ZodNumber) {
+  return z.preprocess((value) => (typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value), range.int());
+}
+
 export const pagingQuery = {
-  page: z.coerce.number().int().min(1).default(1).describe('1-based page number'),
-  per_page: z.coerce.number().int().min(1).max(100).default(20).describe('Records per page, 1..100'),
+  page: integerQueryParam(z.number().min(1)).default(1).describe('1-based page number'),
+  per_page: integerQueryParam(z.number().min(1).max(100)).default(20).describe('Records per page, 1..100'),
 };
 
 export interface Paging {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { integerQueryParam } from '../http/paging.js';
 import { rangeParam } from '../metrics/metrics-schema.js';
 import { querySorts } from './queries-repository.js';
 
 export const queriesQuery = z.strictObject({
   range: rangeParam.prefault('24h').describe('Duration <n>(s|m|h|d), 1m..30d; default 24h'),
   sort: z.enum(querySorts).default('total_time'),
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Statements to return, 1..100'),
+  limit: integerQueryParam(z.number().min(1).max(100)).default(20).describe('Statements to return, 1..100'),
 });
 export type QueriesQuery = z.output<typeof queriesQuery>;
 

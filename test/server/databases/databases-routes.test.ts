@@ -372,6 +372,11 @@ t.test('databases over HTTP', async (t) => {
       ['page=abc', 'page'],
       ['page=-1', 'page'],
       ['per_page=2.5', 'per_page'],
+      ['per_page=1e1', 'per_page'],
+      ['per_page=0x10', 'per_page'],
+      ['per_page=%2010', 'per_page'],
+      ['per_page=', 'per_page'],
+      ['page=1&page=2', 'page'],
       ['type=oracle', 'type'],
       ['status=sleeping', 'status'],
     ] as const) {

@@ -7,7 +7,7 @@ interface Operation {
   operationId?: string;
   security?: Array<Record<string, string[]>>;
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
-  parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Record<string, unknown> }>;
   requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
 }
 
@@ -109,6 +109,12 @@ t.test('the OpenAPI document', async (t) => {
       t.not(probe.body?.error?.code, 'method_not_allowed', `${operation} is routed`);
       t.notMatch(probe.body?.error?.message ?? '', /^No route/, `${operation} is routed`);
     }
+  });
+
+  await t.test('paging parameters are documented as bounded integers with their defaults', async (t) => {
+    const parameters = doc.paths['/v1/databases']!.get!.parameters ?? [];
+    t.match(parameters.find((p) => p.name === 'per_page')?.schema, { type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    t.match(parameters.find((p) => p.name === 'page')?.schema, { type: 'integer', minimum: 1, default: 1 });
   });
 
   await t.test('every non-public operation declares bearer auth and its error responses', async (t) => {
