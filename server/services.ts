@@ -14,7 +14,7 @@ import { UsersRepository } from './auth/identity/users-repository.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { DatabasesRepository } from './databases/databases-repository.js';
 import { DatabaseListPages } from './databases/database-list-pages.js';
-import { GenerationCache } from './storage/generation-cache.js';
+import { GenerationCache, TableGenerations } from './storage/generation-cache.js';
 import { DatabasesService } from './databases/databases-service.js';
 import { MonitoringResumesRepository } from './databases/monitoring-resumes-repository.js';
 import { IngestService } from './metrics/ingest-service.js';
@@ -93,6 +93,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const agentRows = new AgentsRepository(db);
   const samples = new SamplesRepository(db);
   const transaction = <T>(work: () => T): T => db.transaction(work)();
+  const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
   const webhookRows = new WebhooksRepository(db);
   const outboxRows = new WebhookOutboxRepository(db);
@@ -132,9 +133,9 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     databaseRows,
     samples,
     identity,
-    apiKeys: new ApiKeysService(new ApiKeysRepository(db), identity, new GenerationCache(db, 'credentials')),
+    apiKeys: new ApiKeysService(new ApiKeysRepository(db), identity, new GenerationCache(generations, 'credentials')),
     databases,
-    databaseListPages: new DatabaseListPages(databaseRows, db),
+    databaseListPages: new DatabaseListPages(databaseRows, generations),
     agents: new AgentsService(agentRows, databaseRows, databases),
     // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
     ingest: new IngestService(

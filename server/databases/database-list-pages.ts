@@ -1,6 +1,5 @@
-import type { SerializedPage } from '../http/paging.js';
-import { GenerationCache } from '../storage/generation-cache.js';
-import type { Db } from '../storage/open-database.js';
+import { pageWindow, serializeList, type Paging, type SerializedList } from '../http/paging.js';
+import { GenerationCache, type TableGenerations } from '../storage/generation-cache.js';
 import { presentDatabase } from './database-presenter.js';
 import type { DatabaseFilter, DatabasesRepository } from './databases-repository.js';
 
@@ -13,16 +12,17 @@ export class DatabaseListPages {
 
   constructor(
     private readonly databases: DatabasesRepository,
-    db: Db,
+    generations: TableGenerations,
   ) {
-    this.#cache = new GenerationCache<SerializedPage>(db, 'databases');
+    this.#cache = new GenerationCache<SerializedList>(generations, 'databases');
   }
 
-  page(orgId: string, filter: DatabaseFilter, limit: number, offset: number): SerializedPage {
-    const key = `${orgId} ${filter.type ?? ''} ${filter.status ?? ''} ${limit} ${offset}`;
+  page(orgId: string, filter: DatabaseFilter, paging: Paging): SerializedList {
+    const key = `${orgId} ${filter.type ?? ''} ${filter.status ?? ''} ${paging.per_page} ${paging.page}`;
     return this.#cache.get(key, () => {
+      const { limit, offset } = pageWindow(paging);
       const { rows, total } = this.databases.list(orgId, filter, limit, offset);
-      return { dataJson: JSON.stringify(rows.map(presentDatabase)), total };
+      return serializeList(rows.map(presentDatabase), total, paging);
     });
   }
 }

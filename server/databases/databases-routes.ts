@@ -1,5 +1,5 @@
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { pageWindow, sendSerializedList } from '../http/paging.js';
+import { sendSerializedList } from '../http/paging.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { presentDatabase } from './database-presenter.js';
 import type { DatabaseListPages } from './database-list-pages.js';
@@ -27,10 +27,7 @@ export function databasesRoutes(databases: DatabasesService, pages: DatabaseList
       auth: { scope: 'databases', access: 'read' },
       query: databaseListQuery,
       responses: { 200: { description: 'A page of databases', schema: databaseList }, ...errorResponses },
-      handler: (ctx, { query, principal }) => {
-        const window = pageWindow(query);
-        sendSerializedList(ctx, pages.page(principal.orgId, query, window.limit, window.offset), query);
-      },
+      handler: (ctx, { query, principal }) => sendSerializedList(ctx, pages.page(principal.orgId, query, query), query),
     }),
     defineRoute({
       method: 'post',

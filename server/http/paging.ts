@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { Context } from 'koa';
 import { z } from 'zod';
 
@@ -27,22 +28,28 @@ export function paginationSchema() {
   return z.object({ total: z.number().int(), page: z.number().int(), per_page: z.number().int() });
 }
 
-/** A page of records serialized as a JSON array, and how many records the whole list holds. */
-export interface SerializedPage {
-  dataJson: string;
+/** A list response serialized to its bytes (what a cache keeps), and the total its Link header needs. */
+export interface SerializedList {
+  body: Buffer;
   total: number;
+}
+
+/** The list envelope as UTF-8 JSON. */
+export function serializeList<T>(data: T[], total: number, paging: Paging): SerializedList {
+  const envelope = { data, pagination: { total, page: paging.page, per_page: paging.per_page } };
+  return { body: Buffer.from(JSON.stringify(envelope)), total };
 }
 
 /** Answers with the list envelope and a GitHub-style Link header for next, prev, first and last. */
 export function sendList<T>(ctx: Context, data: T[], total: number, paging: Paging): void {
-  sendSerializedList(ctx, { dataJson: JSON.stringify(data), total }, paging);
+  sendSerializedList(ctx, serializeList(data, total, paging), paging);
 }
 
-/** sendList for a page serialized beforehand (a cached one). */
-export function sendSerializedList(ctx: Context, page: SerializedPage, paging: Paging): void {
-  ctx.set('Link', linkHeader(ctx, page.total, paging));
+/** sendList for a list serialized beforehand (a cached one). */
+export function sendSerializedList(ctx: Context, list: SerializedList, paging: Paging): void {
+  ctx.set('Link', linkHeader(ctx, list.total, paging));
   ctx.type = 'application/json';
-  ctx.body = `{"data":${page.dataJson},"pagination":{"total":${page.total},"page":${paging.page},"per_page":${paging.per_page}}}`;
+  ctx.body = list.body;
 }
 
 function linkHeader(ctx: Context, total: number, paging: Paging): string {

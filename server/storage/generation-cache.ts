@@ -4,27 +4,53 @@ import type { Db } from './open-database.js';
 export type GenerationName = 'databases' | 'credentials';
 
 /**
- * Values computed from the tables behind one change counter, kept until the counter moves. Each
- * read costs one indexed row; a write through any connection (the CLI too) empties the cache.
+ * Reads the change counters at most once per event-loop turn, unless this connection wrote since:
+ * SQLite's total_changes() (which takes no lock) notices this process's writes at once, and a
+ * commit through another connection (the CLI) is seen from the next turn on, as if the request
+ * had arrived a moment earlier. A request thus pays the counters' locked read only now and then.
  */
+export class TableGenerations {
+  readonly #totalChanges;
+  readonly #readAll;
+  readonly #values = new Map<string, number>();
+  #changesSeen = -1;
+  #readThisTurn = false;
+
+  constructor(db: Db) {
+    this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
+    this.#readAll = db.prepare<[], { name: string; generation: number }>('SELECT name, generation FROM table_generations');
+  }
+
+  current(name: GenerationName): number {
+    const changes = this.#totalChanges.get()!;
+    if (!this.#readThisTurn || changes !== this.#changesSeen) {
+      for (const row of this.#readAll.all()) this.#values.set(row.name, row.generation);
+      this.#changesSeen = changes;
+      if (!this.#readThisTurn) {
+        this.#readThisTurn = true;
+        setImmediate(() => (this.#readThisTurn = false));
+      }
+    }
+    return this.#values.get(name)!;
+  }
+}
+
+/** Values computed from the tables behind one change counter, kept until the counter moves. */
 export class GenerationCache<V> {
-  readonly #generation;
   readonly #entries = new Map<string, V>();
   #seen = -1;
 
   constructor(
-    db: Db,
+    private readonly generations: TableGenerations,
     private readonly name: GenerationName,
     /** Bounds memory: at this size the cache starts over rather than tracking recency. */
     private readonly maxEntries = 1000,
-  ) {
-    this.#generation = db.prepare<[string], number>('SELECT generation FROM table_generations WHERE name = ?').pluck();
-  }
+  ) {}
 
   /** The cached value for `key`, or `compute()`'s, which is kept until the tables change. */
   get(key: string, compute: () => V): V {
     // Read before computing: a write landing in between moves the counter, so the next read recomputes.
-    const generation = this.#generation.get(this.name)!;
+    const generation = this.generations.current(this.name);
     if (generation !== this.#seen) {
       this.#entries.clear();
       this.#seen = generation;

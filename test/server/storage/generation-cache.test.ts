@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { databaseFileName } from '../../../server/state-dir.js';
-import { GenerationCache, type GenerationName } from '../../../server/storage/generation-cache.js';
+import { GenerationCache, TableGenerations, type GenerationName } from '../../../server/storage/generation-cache.js';
 import { openDatabase } from '../../../server/storage/open-database.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, createUserKey, startTestServer } from '../../helpers/test-server.js';
@@ -44,17 +44,24 @@ t.test('triggers move a counter on every write to the tables behind it, from any
 });
 
 t.test('a cached value lasts until its counter moves', async (t) => {
-  const cache = new GenerationCache<string>(server.db, 'databases');
+  const cache = new GenerationCache<string>(new TableGenerations(server.db), 'databases');
   let computed = 0;
   const read = () => cache.get('k', () => `value ${++computed}`);
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
   t.equal(read(), 'value 1');
   t.equal(read(), 'value 1', 'served from the cache');
   await createDatabase('invalidates');
   t.equal(read(), 'value 2', 'recomputed after a write through this connection');
   other.prepare("UPDATE databases SET name = 'from the cli' WHERE name = 'invalidates'").run();
-  t.equal(read(), 'value 3', 'and after one through another connection');
+  server.db.prepare("UPDATE databases SET name = 'own write' WHERE name = 'nothing'").run(); // matches no row
+  t.equal(read(), 'value 2', 'another connection\'s commit is not read again within the turn');
+  await nextTurn();
+  t.equal(read(), 'value 3', 'but from the next turn on');
+  other.prepare("UPDATE databases SET name = 'from the cli again' WHERE name = 'from the cli'").run();
+  server.db.prepare("UPDATE databases SET name = 'own write' WHERE name = 'from the cli again'").run();
+  t.equal(read(), 'value 4', 'a write through this connection is seen at once, and brings the other one along');
 
-  const small = new GenerationCache<number>(server.db, 'databases', 2);
+  const small = new GenerationCache<number>(new TableGenerations(server.db), 'databases', 2);
   let calls = 0;
   for (const key of ['a', 'b', 'c', 'a']) small.get(key, () => ++calls);
   t.equal(calls, 4, 'a full cache starts over instead of growing');
