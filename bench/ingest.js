@@ -1,7 +1,7 @@
 // Samples stored per second through POST /v1/agent/samples (batches of 100 snapshots) against raw
 // better-sqlite3 inserts of the same rows, in one run.
 //
-//   npm run build && node bench/ingest.js [--batches 200] [--workers 4] [--rounds 3] [--cpu-prof DIR]
+//   npm run build && node bench/ingest.js [--batches 200] [--workers 4] [--rounds 5] [--warmup 200] [--cpu-prof DIR]
 //
 // The server runs as a child process (`node dist/server/main.js`, embedded agent off) on a
 // temporary state directory; this process is the agent: it posts pre-built batches from
@@ -28,7 +28,8 @@ const { values: flags } = parseArgs({
   options: {
     batches: { type: 'string', default: '200' },
     workers: { type: 'string', default: '4' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '200' },
     'cpu-prof': { type: 'string' },
   },
   strict: true,
@@ -60,14 +61,19 @@ function snapshot(ts, i) {
   };
 }
 
-/** `count` batches of 100 samples with distinct timestamps, spread over the last few hours. */
+const sampleSpacingMs = 10;
+/** Where the next built batch's timestamps begin: a day back, well within what the server accepts. */
+let nextSampleMs = Date.now() - 24 * 3_600_000;
+
+/** `count` batches of 100 samples, 10 ms apart and after every sample built before. */
 function buildBatches(databaseId, round, count) {
-  const start = Date.now() - 4 * 3_600_000 + round * count * batchSize * 10;
+  const start = nextSampleMs;
+  nextSampleMs += count * batchSize * sampleSpacingMs;
   return Array.from({ length: count }, (_, b) => ({
     batch_id: `bench-${round}-${String(b).padStart(8, '0')}-${process.pid}`,
     samples: Array.from({ length: batchSize }, (_, s) => {
       const i = b * batchSize + s;
-      return { database_id: databaseId, snapshot: snapshot(start + i * 10, i) };
+      return { database_id: databaseId, snapshot: snapshot(start + i * sampleSpacingMs, i) };
     }),
   }));
 }
@@ -194,7 +200,8 @@ const children = [];
 const dir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 try {
   const { server, base, agentKey, databaseId } = await setUpServer(children, join(dir, 'state'));
-  await apiIngest(server, base, agentKey, buildBatches(databaseId, 0, 20)); // warm-up
+  // Unmeasured batches first, so the server's hot paths are compiled before any round counts.
+  await apiIngest(server, base, agentKey, buildBatches(databaseId, 0, Number(flags.warmup)));
   const raw = [];
   const api = [];
   for (let round = 1; round <= rounds; round++) {
