@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../common/config-loader.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
+import { AssignmentStore } from './assignment-store.js';
 import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
 import { HttpJobSource } from './http-job-source.js';
 import { HttpTransport } from './http-transport.js';
@@ -13,6 +14,7 @@ import { startAgent, type RunningAgent } from './start-agent.js';
 const exitUsage = 64;
 const exitConfigError = 78;
 const spoolFileName = 'spool.db';
+const assignmentsFileName = 'assignments.sealed';
 const usage = 'usage: dbmon-agent [run|validate] [--config FILE] [--server-url URL] [--state-dir DIR] [--log-level LEVEL] | --version';
 
 async function main(): Promise<void> {
@@ -117,6 +119,7 @@ function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAg
   return startAgent({
     transport,
     assignments: transport,
+    assignmentStore: new AssignmentStore(join(stateDir, assignmentsFileName), config.server.agent_key, logger.child({ component: 'assignments' })),
     jobs: new HttpJobSource(connection),
     spoolPath: join(stateDir, spoolFileName),
     maxSpoolSamples: config.spool.max_samples,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Assignment, AssignmentSource, Assignments } from './assignment.js';
 import { AssignmentPoller } from './assignment-poller.js';
+import type { AssignmentStore } from './assignment-store.js';
 import type { BackoffPolicy } from './backoff.js';
 import { createDatabaseCollection } from './database-collection.js';
 import { DatabasePool, type CreateCollection, type DatabaseJob } from './database-pool.js';
@@ -15,6 +16,8 @@ export interface StartAgentOptions {
   transport: Transport;
   /** Where the databases to collect come from; usually the same object as the transport. */
   assignments: AssignmentSource;
+  /** Keeps the last assignments across restarts, so a restart while the server is down goes on collecting them. */
+  assignmentStore?: AssignmentStore;
   /** The spool's SQLite file; its directory must exist. */
   spoolPath: string;
   maxSpoolSamples: number;
@@ -106,10 +109,21 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     for (const database of local) byId.set(database.id, database);
     scheduler.update(pool.update([...byId.values()]));
   };
+  const { assignmentStore } = options;
+  const keep = (assignments: Assignments): void => {
+    try {
+      assignmentStore?.save(assignments);
+    } catch (error) {
+      logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'cannot save the assignments for the next start');
+    }
+  };
   const poller = new AssignmentPoller({
     source: options.assignments,
     logger: logger.child({ component: 'assignments' }),
-    onAssignments: (assignments: Assignments) => apply(assignments.databases),
+    onAssignments: (assignments: Assignments) => {
+      apply(assignments.databases);
+      keep(assignments);
+    },
     ...(options.assignmentsRefreshMs !== undefined && { refreshMs: options.assignmentsRefreshMs }),
     ...(backoff && { backoff }),
     ...(random && { random }),
@@ -122,7 +136,11 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
 
   const pending = spool.stats();
   logger.info({ spoolPath: options.spoolPath, pendingBatches: pending.batches, pendingSamples: pending.samples }, 'agent started');
-  if (local.length > 0) apply([]);
+  const saved = assignmentStore?.load();
+  if (saved !== undefined) {
+    logger.info({ databases: saved.databases.length }, 'collecting the saved assignments until the server answers');
+    apply(saved.databases);
+  } else if (local.length > 0) apply([]);
   pusher.start();
   poller.start();
   const jobRunner =

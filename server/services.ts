@@ -11,7 +11,7 @@ import { IdentityService } from './auth/identity/identity-service.js';
 import { OrganizationsRepository } from './auth/identity/organizations-repository.js';
 import { ServiceAccountsRepository } from './auth/identity/service-accounts-repository.js';
 import { UsersRepository } from './auth/identity/users-repository.js';
-import { SecretBox } from './crypto/secret-box.js';
+import { SecretBox } from '../common/secret-box.js';
 import { DatabasesRepository } from './databases/databases-repository.js';
 import { DatabaseListPages } from './databases/database-list-pages.js';
 import { GenerationCache, TableGenerations } from './storage/generation-cache.js';

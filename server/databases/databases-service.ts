@@ -1,7 +1,7 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../../common/secret-box.js';
 import type { DatabaseRow, DatabasesRepository } from './databases-repository.js';
 import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
 

@@ -1,4 +1,4 @@
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../../common/secret-box.js';
 import { nextAttemptAt, type RetryPolicy } from './retry-schedule.js';
 import type { WebhookOutboxRepository } from './webhook-outbox-repository.js';
 import type { WebhooksRepository } from './webhooks-repository.js';

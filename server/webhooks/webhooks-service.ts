@@ -1,6 +1,6 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { newId } from '../crypto/new-id.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { SecretBox } from '../../common/secret-box.js';
 import { DestinationRefusedError, type DestinationChecker } from './destination-guard.js';
 import type { EventOutbox } from './event-outbox.js';
 import { presentWebhook } from './webhook-presenter.js';

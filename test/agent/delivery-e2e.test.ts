@@ -109,6 +109,7 @@ t.test('kill -9 in mid-send and a server outage: every sample taken is stored ex
   await kill9(agent2);
   const agent3 = start();
   await waitUntil('agent 3 to find the server down', async () => agent3.lines.some((line) => line.msg === 'delivery failed; retrying'), 90_000);
+  await waitUntil('agent 3 to collect its saved assignments while the server is down', async () => spooled(agent3).length >= 2, 30_000);
   const restWait = outageMs - (Date.now() - outageStarted);
   if (restWait > 0) await new Promise((resolve) => setTimeout(resolve, restWait));
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import type { Assignment } from '../../agent/assignment.js';
+import { AssignmentStore } from '../../agent/assignment-store.js';
 import type { DatabaseCollection } from '../../agent/database-collection.js';
 import { HttpTransport } from '../../agent/http-transport.js';
 import { openSpool } from '../../agent/spool.js';
@@ -102,6 +103,36 @@ t.test('while the server is down, local databases are collected and kept in the 
   }, 15_000);
   await agent.stop();
   t.ok(receiver.storedSamples().filter((sample) => sample.database_id === 'db_local').length >= 2, 'the backlog was delivered');
+});
+
+t.test('restarted while the server is down, the agent collects the assignments it saved', async (t) => {
+  const port = await freePort();
+  const { dir, receiver } = await setUp(t, port);
+  receiver.setAssignments({ agent_id: 'agent_1', databases: [assignment('db_saved')] });
+  const storeFile = join(dir, 'assignments.sealed');
+  const options = (log = captureLogger()) =>
+    agentOptions(dir, receiver.url, {
+      createCollection: fakeCollections().createCollection,
+      assignmentStore: new AssignmentStore(storeFile, 'dbm_sak_x', log.logger),
+      logger: log.logger,
+    });
+
+  const first = startAgent(options());
+  await waitUntil('a sample of the assigned database', async () => receiver.storedSamples().length >= 1, 15_000);
+  await first.stop();
+  await receiver.close();
+
+  const log = captureLogger();
+  const second = startAgent(options(log));
+  t.teardown(() => second.stop());
+  await waitUntil('the saved database to be collected into the spool', async () => (second.status().cycles['db_saved']?.runs ?? 0) >= 2, 15_000);
+  t.ok(second.status().spool.samples >= 2, 'kept for the server');
+  t.ok(log.lines.some((line) => line.msg === 'collecting the saved assignments until the server answers'));
+  t.ok(log.lines.some((line) => line.msg === 'cannot fetch assignments; retrying'), 'while the server stays down');
+
+  const { receiver: back } = await setUp(t, port);
+  back.setAssignments({ agent_id: 'agent_1', databases: [assignment('db_saved')] });
+  await waitUntil('the backlog to be delivered', async () => back.storedSamples().filter((s) => s.database_id === 'db_saved').length >= 2, 15_000);
 });
 
 t.test('stop() spools what running cycles collect, and a restart sends it', async (t) => {

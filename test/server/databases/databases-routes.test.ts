@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { SecretBox } from '../../../server/crypto/secret-box.js';
+import { SecretBox } from '../../../common/secret-box.js';
 import { secretKeyFileName } from '../../../server/crypto/load-secret-key.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
 
