@@ -1,20 +1,8 @@
 import { z } from 'zod';
+import { AgentHttpClient, describeFailure, errorBodySchema, type AgentServerConnection } from './agent-http-client.js';
 import { assignmentsSchema, type AssignmentSource, type Assignments } from './assignment.js';
 import { AuthRefusedError, RejectedBatchError, RetryableError } from './delivery-errors.js';
 import type { Ack, OutgoingBatch, Transport } from './transport.js';
-
-export interface HttpTransportOptions {
-  /** Base address of the dbmon server, e.g. `https://dbmon.example.com` (no `/v1`). */
-  serverUrl: string;
-  /** A service-account key with the `agent` scope. */
-  agentKey: string;
-  /** Sent as `User-Agent: dbmon-agent/<version>`. */
-  version: string;
-  /** Sent as `X-Dbmon-Agent-Hostname`. */
-  hostname: string;
-  /** Deadline of one request, response body included. */
-  timeoutMs: number;
-}
 
 const ackSchema = z.object({
   batch_id: z.string(),
@@ -23,19 +11,15 @@ const ackSchema = z.object({
   rejected: z.number().int().min(0),
 });
 
-const errorBodySchema = z.object({
-  error: z.object({ type: z.string(), message: z.string(), code: z.string().optional(), retry_after: z.number().optional() }),
-});
-
 /**
- * The agent protocol over HTTP. Every failure is one of the delivery errors, so callers decide
- * by class, never by message. The key lives in a private field and appears in no message.
+ * The delivery half of the agent protocol over HTTP: samples and assignments. Every failure is one
+ * of the delivery errors, so callers decide by class, never by message.
  */
 export class HttpTransport implements Transport, AssignmentSource {
-  readonly #options: HttpTransportOptions;
+  readonly #client: AgentHttpClient;
 
-  constructor(options: HttpTransportOptions) {
-    this.#options = { ...options, serverUrl: options.serverUrl.replace(/\/+$/, '') };
+  constructor(connection: AgentServerConnection) {
+    this.#client = new AgentHttpClient(connection);
   }
 
   async sendBatch(batch: OutgoingBatch, signal?: AbortSignal): Promise<Ack> {
@@ -57,31 +41,9 @@ export class HttpTransport implements Transport, AssignmentSource {
   }
 
   async #request(method: string, path: string, body: string | undefined, signal?: AbortSignal): Promise<{ body: unknown }> {
-    const { serverUrl, agentKey, version, hostname, timeoutMs } = this.#options;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(`${serverUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${agentKey}`,
-          'user-agent': `dbmon-agent/${version}`,
-          'x-dbmon-agent-hostname': hostname,
-          accept: 'application/json',
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        body,
-        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new RetryableError(`${method} ${path}: ${describeNetworkError(error, timeout, timeoutMs)}`);
-    }
-    const parsed = parseJson(text);
-    if (response.status === 200) return { body: parsed };
-
-    const problem = `${method} ${path}: ${response.status} ${describeErrorBody(parsed, text)}`;
+    const response = await this.#client.request(method, path, body, signal);
+    if (response.status === 200) return response;
+    const problem = describeFailure(method, path, response);
     if (response.status === 401 || response.status === 403) {
       throw new AuthRefusedError(`the server refused the agent key: ${problem}`, response.status);
     }
@@ -89,39 +51,10 @@ export class HttpTransport implements Transport, AssignmentSource {
       throw new RejectedBatchError(problem, response.status);
     }
     if (response.status === 429) {
-      throw new RetryableError(problem, retryAfterMs(response.headers.get('retry-after'), parsed));
+      throw new RetryableError(problem, retryAfterMs(response.headers.get('retry-after'), response.body));
     }
     throw new RetryableError(problem);
   }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function describeErrorBody(parsed: unknown, text: string): string {
-  const body = errorBodySchema.safeParse(parsed);
-  if (body.success) {
-    const { type, code, message } = body.data.error;
-    return `${type}${code === undefined ? '' : ` (${code})`}: ${message}`;
-  }
-  return text.length === 0 ? '(empty body)' : text.slice(0, 200);
-}
-
-function describeNetworkError(error: unknown, timeout: AbortSignal, timeoutMs: number): string {
-  if (timeout.aborted) return `no answer within ${timeoutMs} ms`;
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-    if (typeof code === 'string') return `cannot reach the server (${code})`;
-    if (cause instanceof Error) return `cannot reach the server (${cause.message})`;
-    return error.message;
-  }
-  return String(error);
 }
 
 /** Retry-After as seconds or an HTTP date; else the body's `retry_after` (Unix seconds). */

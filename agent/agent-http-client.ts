@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { RetryableError } from './delivery-errors.js';
+
+/** Where the agent's server is, and who the agent is to it. */
+export interface AgentServerConnection {
+  /** Base address of the dbmon server, e.g. `https://dbmon.example.com` (no `/v1`). */
+  serverUrl: string;
+  /** A service-account key with the `agent` scope (and write permission, to report job results). */
+  agentKey: string;
+  /** Sent as `User-Agent: dbmon-agent/<version>`. */
+  version: string;
+  /** Sent as `X-Dbmon-Agent-Hostname`. */
+  hostname: string;
+  /** Deadline of one request, response body included. */
+  timeoutMs: number;
+}
+
+export interface AgentResponse {
+  status: number;
+  headers: Headers;
+  /** The body parsed as JSON; undefined when it is empty or not JSON. */
+  body: unknown;
+  text: string;
+}
+
+export const errorBodySchema = z.object({
+  error: z.object({ type: z.string(), message: z.string(), code: z.string().optional(), retry_after: z.number().optional() }),
+});
+
+/**
+ * One request of the agent protocol, with the agent's headers and a deadline. A network failure or
+ * a timeout is a RetryableError; every status comes back for the caller to judge. The key lives in
+ * a private field and appears in no message.
+ */
+export class AgentHttpClient {
+  readonly #connection: AgentServerConnection;
+
+  constructor(connection: AgentServerConnection) {
+    this.#connection = { ...connection, serverUrl: connection.serverUrl.replace(/\/+$/, '') };
+  }
+
+  async request(method: string, path: string, body: string | undefined, signal?: AbortSignal): Promise<AgentResponse> {
+    const { serverUrl, agentKey, version, hostname, timeoutMs } = this.#connection;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    try {
+      const response = await fetch(`${serverUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${agentKey}`,
+          'user-agent': `dbmon-agent/${version}`,
+          'x-dbmon-agent-hostname': hostname,
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body,
+        signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+      });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: parseJson(text), text };
+    } catch (error) {
+      throw new RetryableError(`${method} ${path}: ${describeNetworkError(error, timeout, timeoutMs)}`);
+    }
+  }
+}
+
+/** `METHOD path: status type (code): message`, or the start of whatever else the answer held. */
+export function describeFailure(method: string, path: string, response: AgentResponse): string {
+  const parsed = errorBodySchema.safeParse(response.body);
+  if (parsed.success) {
+    const { type, code, message } = parsed.data.error;
+    return `${method} ${path}: ${response.status} ${type}${code === undefined ? '' : ` (${code})`}: ${message}`;
+  }
+  return `${method} ${path}: ${response.status} ${response.text.length === 0 ? '(empty body)' : response.text.slice(0, 200)}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkError(error: unknown, timeout: AbortSignal, timeoutMs: number): string {
+  if (timeout.aborted) return `no answer within ${timeoutMs} ms`;
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+    if (typeof code === 'string') return `cannot reach the server (${code})`;
+    if (cause instanceof Error) return `cannot reach the server (${cause.message})`;
+    return error.message;
+  }
+  return String(error);
+}
