@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { integerFlag, out } from './output.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const serverEntry = join(root, 'dist', 'server', 'main.js');
@@ -40,21 +41,11 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 const settings = {
-  connections: positiveInt('connections'),
-  duration: positiveInt('duration'),
-  warmup: positiveInt('warmup'),
-  rounds: positiveInt('rounds'),
+  connections: integerFlag(flags, 'connections'),
+  duration: integerFlag(flags, 'duration'),
+  warmup: integerFlag(flags, 'warmup'),
+  rounds: integerFlag(flags, 'rounds'),
 };
-
-function positiveInt(name) {
-  const value = Number(flags[name]);
-  if (!Number.isInteger(value) || value < 1) throw new TypeError(`--${name} must be a positive integer`);
-  return value;
-}
-
-function out(line = '') {
-  process.stdout.write(`${line}\n`);
-}
 
 async function startDbmon(children, name, stateDir, port, profileDir) {
   const args = profileDir === undefined ? [serverEntry] : ['--cpu-prof', '--cpu-prof-dir', profileDir, serverEntry];

@@ -38,7 +38,8 @@ import pg from 'pg';
 import { createDatabaseCollection } from '../dist/agent/database-collection.js';
 import { createLogger } from '../dist/common/logger.js';
 import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
-import { freePort } from './child-processes.js';
+import { childCpuMs, freePort, stopChild } from './child-processes.js';
+import { integerFlag, out } from './output.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const agentEntry = join(root, 'dist', 'agent', 'main.js');
@@ -61,28 +62,12 @@ const { values: flags } = parseArgs({
   strict: true,
 });
 const settings = {
-  cycles: positiveInt('cycles'),
-  warmup: nonNegativeInt('warmup'),
-  databases: positiveInt('databases'),
-  settle: positiveInt('settle'),
-  rssSeconds: positiveInt('rss-seconds'),
+  cycles: integerFlag(flags, 'cycles'),
+  warmup: integerFlag(flags, 'warmup', 0),
+  databases: integerFlag(flags, 'databases'),
+  settle: integerFlag(flags, 'settle'),
+  rssSeconds: integerFlag(flags, 'rss-seconds'),
 };
-
-function positiveInt(name) {
-  const value = Number(flags[name]);
-  if (!Number.isInteger(value) || value < 1) throw new TypeError(`--${name} must be a positive integer`);
-  return value;
-}
-
-function nonNegativeInt(name) {
-  const value = Number(flags[name]);
-  if (!Number.isInteger(value) || value < 0) throw new TypeError(`--${name} must be a non-negative integer`);
-  return value;
-}
-
-function out(line = '') {
-  process.stdout.write(`${line}\n`);
-}
 
 function load1() {
   return loadavg()[0].toFixed(2);
@@ -282,28 +267,10 @@ function startAgent(children, name, configFile) {
   return proc;
 }
 
-async function stopAgent(proc) {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  proc.child.kill('SIGTERM');
-  const timer = sleep(15_000).then(() => 'timeout');
-  if ((await Promise.race([proc.exited, timer])) === 'timeout') {
-    proc.child.kill('SIGKILL');
-    await proc.exited;
-  }
-}
-
 function vmRssKiB(pid) {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]);
-}
-
-const clockTicksPerSecond = 100; // USER_HZ, 100 on Linux/x86-64 (getconf CLK_TCK)
-
-function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
 }
 
 function checkAlive(proc) {
@@ -339,7 +306,7 @@ async function measureAgent(children, name, configFile, databaseCount) {
   const settledSeconds = (Date.now() - startedAt) / 1000;
   const pid = proc.child.pid;
   const samples = [];
-  const cpuBefore = cpuMs(pid);
+  const cpuBefore = childCpuMs(pid);
   const spooledBefore = [...spooled(proc).values()].reduce((a, b) => a + b, 0);
   const windowStart = performance.now();
   for (let s = 0; s < settings.rssSeconds; s++) {
@@ -349,10 +316,10 @@ async function measureAgent(children, name, configFile, databaseCount) {
     await sleep(1000);
   }
   const windowMs = performance.now() - windowStart;
-  const cpuPercent = ((cpuMs(pid) - cpuBefore) / windowMs) * 100;
+  const cpuPercent = ((childCpuMs(pid) - cpuBefore) / windowMs) * 100;
   const spooledInWindow = [...spooled(proc).values()].reduce((a, b) => a + b, 0) - spooledBefore;
   checkAlive(proc);
-  await stopAgent(proc);
+  await stopChild(proc);
   return { settledSeconds, samples, cpuPercent, spooledInWindow };
 }
 
@@ -441,7 +408,7 @@ async function main() {
       if (tail.length > 0) process.stderr.write(`--- ${proc.name} last warnings ---\n${tail.map((line) => JSON.stringify(line)).join('\n')}\n`);
     }
   } finally {
-    for (const proc of children.reverse()) await stopAgent(proc);
+    for (const proc of children.reverse()) await stopChild(proc);
     await dropAll(created);
     if (flags.keep) out(`work dir kept: ${workDir}`);
     else rmSync(workDir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { migrate } from '../dist/server/storage/migrate.js';
 import { openDatabase } from '../dist/server/storage/open-database.js';
 import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { integerFlag, out } from './output.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const batchSize = 100;
@@ -34,13 +35,10 @@ const { values: flags } = parseArgs({
   },
   strict: true,
 });
-const batches = Number(flags.batches);
-const workers = Number(flags.workers);
-const rounds = Number(flags.rounds);
-
-function out(line = '') {
-  process.stdout.write(`${line}\n`);
-}
+const batches = integerFlag(flags, 'batches');
+const workers = integerFlag(flags, 'workers');
+const rounds = integerFlag(flags, 'rounds');
+const warmupBatches = integerFlag(flags, 'warmup', 0);
 
 function snapshot(ts, i) {
   return {
@@ -201,7 +199,7 @@ const dir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 try {
   const { server, base, agentKey, databaseId } = await setUpServer(children, join(dir, 'state'));
   // Unmeasured batches first, so the server's hot paths are compiled before any round counts.
-  await apiIngest(server, base, agentKey, buildBatches(databaseId, 0, Number(flags.warmup)));
+  await apiIngest(server, base, agentKey, buildBatches(databaseId, 0, warmupBatches));
   const raw = [];
   const api = [];
   for (let round = 1; round <= rounds; round++) {
