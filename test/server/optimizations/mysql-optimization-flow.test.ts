@@ -1,38 +1,22 @@
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../agent/collection-runner.js';
 import { mysqlCollectors } from '../../../agent/collectors/mysql/mysql-collectors.js';
-import { HttpJobSource } from '../../../agent/http-job-source.js';
-import { JobRunner } from '../../../agent/job-runner.js';
 import { MysqlSource } from '../../../agent/sources/mysql-source.js';
-import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
+import { startOptimizationFlow } from '../../helpers/optimization-flow.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 
-const logger = pino({ level: 'silent' });
-
 const database = await createThrowawayMysqlDatabase();
-const server = await startTestServer();
-Object.defineProperty(server.clock, 'now', { get: () => new Date() });
-const source = new MysqlSource(database.settings, { statementTimeoutMs: 10_000, connectTimeoutMs: 5000 });
+const flow = await startOptimizationFlow({
+  name: 'maria',
+  type: 'mariadb',
+  connection: { host: database.settings.host, port: database.settings.port, database: database.name, username: 'root', password: '' },
+  source: new MysqlSource(database.settings, { statementTimeoutMs: 10_000, connectTimeoutMs: 5000 }),
+  collectors: mysqlCollectors,
+});
 t.teardown(async () => {
-  await source.close();
-  await server.close();
+  await flow.close();
   await database.drop();
 });
-
-const tenant = createTenant(server.services, new Date());
-const agentKey = createServiceKey(server.services, tenant.orgId, new Date(), { scopes: ['agent'], account: 'maria-agent' });
-const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
-const created = await server.request('POST', '/v1/databases', {
-  key: tenant.key,
-  body: {
-    name: 'shop',
-    type: 'mariadb',
-    agent_id: agentId,
-    connection: { host: database.settings.host, port: database.settings.port, database: database.name, username: 'root', password: '' },
-  },
-});
-const databaseId: string = created.body.id;
+const { server, tenant, databaseId, collectAndPost, jobs, get, optimize } = flow;
 
 const client = await database.connect();
 await client.query('CREATE TABLE orders (id bigint AUTO_INCREMENT PRIMARY KEY, customer_id int NOT NULL, status varchar(10) NOT NULL, total decimal(10,2) NOT NULL) ENGINE=InnoDB');
@@ -43,19 +27,6 @@ await client.query('CREATE INDEX customers_region_idx ON customers (region)');
 await client.query('CREATE INDEX customers_region_idx2 ON customers (region)');
 await client.query('ANALYZE TABLE orders, customers');
 
-const collector = new CollectionRunner({ source, logger, timeoutMs: 20_000, collectors: mysqlCollectors });
-let batches = 0;
-async function collectAndPost(statements?: unknown[]): Promise<void> {
-  const snapshot = await collector.collect();
-  const response = await server.request('POST', '/v1/agent/samples', {
-    key: agentKey,
-    body: {
-      batch_id: `maria-flow-batch-${String(++batches).padStart(8, '0')}`,
-      samples: [{ database_id: databaseId, snapshot: statements === undefined ? snapshot : { ...snapshot, statements } }],
-    },
-  });
-  if (response.body.stored !== 1) throw new Error(`sample not stored: ${response.text}`);
-}
 // MariaDB's digest prints `id` as the keyword ID: the text is matched by its tail.
 const slowDigest = /^SELECT \S+ , `total` FROM `orders` WHERE `customer_id` = \?\s*$/;
 const indexedDigest = /^SELECT \S+ , `region` FROM `customers` WHERE `email` = \?\s*$/;
@@ -65,17 +36,6 @@ async function runStatements(times: number): Promise<void> {
     await client.query('SELECT id, region FROM customers WHERE email = ?', [`c${i}@example.test`]);
   }
 }
-
-const jobs = new JobRunner({
-  source: new HttpJobSource({ serverUrl: server.url, agentKey, version: 'test', hostname: 'maria-host', timeoutMs: 30_000 }),
-  logger,
-});
-const get = async (id: string) => (await server.request('GET', `/v1/optimizations/${id}`, { key: tenant.key })).body;
-const optimize = async (queryId: string) => {
-  const response = await server.request('POST', `/v1/databases/${databaseId}/optimize`, { key: tenant.key, body: { query_id: queryId } });
-  if (response.status !== 202) throw new Error(`optimize ${queryId}: ${response.status} ${response.text}`);
-  return response.body;
-};
 
 await collectAndPost();
 await runStatements(20);

@@ -1,45 +1,27 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../agent/collection-runner.js';
 import { postgresCollectors } from '../../../agent/collectors/postgres/postgres-collectors.js';
-import { HttpJobSource } from '../../../agent/http-job-source.js';
-import { JobRunner } from '../../../agent/job-runner.js';
-import type { Snapshot } from '../../../agent/snapshot.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
-import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
+import { startOptimizationFlow } from '../../helpers/optimization-flow.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 
 const run = promisify(execFile);
-const logger = pino({ level: 'silent' });
 
 const database = await createThrowawayPostgresDatabase();
-const server = await startTestServer();
-// The agent side runs on real time (collections, pg_stat_statements), so the server does too.
-Object.defineProperty(server.clock, 'now', { get: () => new Date() });
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 10_000, connectTimeoutMs: 5000 });
+const flow = await startOptimizationFlow({
+  name: 'pg',
+  type: 'postgresql',
+  connection: { host: database.settings.host, port: database.settings.port, database: database.name, username: 'postgres' },
+  source: new PostgresSource(database.settings, { statementTimeoutMs: 10_000, connectTimeoutMs: 5000 }),
+  collectors: postgresCollectors,
+});
 t.teardown(async () => {
-  await source.close();
-  await server.close();
+  await flow.close();
   await database.drop();
 });
-
-const tenant = createTenant(server.services, new Date());
-const agentKey = createServiceKey(server.services, tenant.orgId, new Date(), { scopes: ['agent'], account: 'pg-agent' });
-const agentHeaders = { 'user-agent': 'dbmon-agent/test', 'x-dbmon-agent-hostname': 'pg-host' };
-const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey, headers: agentHeaders })).body.agent_id;
-const created = await server.request('POST', '/v1/databases', {
-  key: tenant.key,
-  body: {
-    name: 'shop',
-    type: 'postgresql',
-    agent_id: agentId,
-    connection: { host: database.settings.host, port: database.settings.port, database: database.name, username: 'postgres' },
-  },
-});
-const databaseId: string = created.body.id;
+const { server, tenant, databaseId, collectAndPost, jobs, get, optimize } = flow;
 
 const client = await database.connect();
 await client.query(`CREATE TABLE orders (id bigserial PRIMARY KEY, customer_id integer NOT NULL, status text NOT NULL, total numeric NOT NULL)`);
@@ -55,18 +37,6 @@ await client.query('CREATE INDEX customers_region_idx2 ON customers (region)');
 await client.query('ANALYZE orders');
 await client.query('ANALYZE customers');
 
-const collector = new CollectionRunner({ source, logger, timeoutMs: 20_000, collectors: postgresCollectors });
-let batches = 0;
-async function collectAndPost(): Promise<Snapshot> {
-  const snapshot = await collector.collect();
-  const response = await server.request('POST', '/v1/agent/samples', {
-    key: agentKey,
-    headers: agentHeaders,
-    body: { batch_id: `pg-flow-batch-${String(++batches).padStart(8, '0')}`, samples: [{ database_id: databaseId, snapshot }] },
-  });
-  if (response.body.stored !== 1) throw new Error(`sample not stored: ${response.text}`);
-  return snapshot;
-}
 const slowQuery = 'SELECT id, total FROM orders WHERE customer_id = $1';
 const indexedQuery = 'SELECT id, region FROM customers WHERE email = $1';
 async function runStatements(times: number): Promise<void> {
@@ -75,17 +45,6 @@ async function runStatements(times: number): Promise<void> {
     await client.query(indexedQuery, [`c${i}@example.test`]);
   }
 }
-
-const jobs = new JobRunner({
-  source: new HttpJobSource({ serverUrl: server.url, agentKey, version: 'test', hostname: 'pg-host', timeoutMs: 30_000 }),
-  logger,
-});
-const get = async (id: string) => (await server.request('GET', `/v1/optimizations/${id}`, { key: tenant.key })).body;
-const optimize = async (queryId: string) => {
-  const response = await server.request('POST', `/v1/databases/${databaseId}/optimize`, { key: tenant.key, body: { query_id: queryId } });
-  if (response.status !== 202) throw new Error(`optimize ${queryId}: ${response.status} ${response.text}`);
-  return response.body;
-};
 
 await collectAndPost();
 await runStatements(25);
@@ -222,12 +181,7 @@ t.test('a text with a second statement, or a utility statement, is refused and n
     { query_id_source: '-4242', query: 'SELECT id FROM orders WHERE id = $1; DROP TABLE orders', calls: 3, total_time_ms: 900, max_time_ms: 400, rows: 3 },
     { query_id_source: '-4343', query: 'DROP TABLE orders', calls: 1, total_time_ms: 1, max_time_ms: 1, rows: 0 },
   ];
-  const snapshot = await collector.collect();
-  await server.request('POST', '/v1/agent/samples', {
-    key: agentKey,
-    headers: agentHeaders,
-    body: { batch_id: 'pg-flow-forged-000001', samples: [{ database_id: databaseId, snapshot: { ...snapshot, statements: forged } }] },
-  });
+  await collectAndPost(forged);
   const queries = (await server.request('GET', `/v1/databases/${databaseId}/queries?limit=100`, { key: tenant.key })).body.data;
   for (const text of forged.map((statement) => statement.query)) {
     const query = queries.find((candidate: { query: string }) => candidate.query === text);
