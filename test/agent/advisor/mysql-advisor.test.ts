@@ -1,10 +1,7 @@
-import pino from 'pino';
 import t from 'tap';
-import { defaultAdvisorOptions, type AdvisorOptions, type JobResult, type Suggestion } from '../../../agent/advisor/job.js';
-import { runJob } from '../../../agent/advisor/run-job.js';
+import { advisorJobs } from '../../helpers/advisor-jobs.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 
-const logger = pino({ level: 'silent' });
 const database = await createThrowawayMysqlDatabase();
 t.teardown(() => database.drop());
 const client = await database.connect();
@@ -17,23 +14,7 @@ await client.query('CREATE INDEX orders_status_b ON orders (status)');
 await client.query('ANALYZE TABLE customers, orders');
 
 const dbInfo = { id: 'db_mysqladvisor000000000', name: 'advisor', type: 'mariadb' as const, connection: { ...database.settings, password: '' } };
-let jobs = 0;
-const analyze = async (queries: string[], options: Partial<AdvisorOptions> = {}) =>
-  (await runJob(
-    {
-      id: `job_${++jobs}`,
-      kind: 'analyze',
-      optimization_id: 'opt_x',
-      database: dbInfo,
-      statements: queries.map((query, i) => ({ query_id: `query_${i}`, query, calls: 10, total_time_ms: 100, mean_time_ms: 10 })),
-    },
-    { options: { ...defaultAdvisorOptions, indexHygiene: false, ...options }, logger },
-  )) as Extract<JobResult, { kind: 'analyze' }>;
-const apply = async (target: Suggestion['target'], options: Partial<AdvisorOptions> = {}) =>
-  (await runJob(
-    { id: `job_${++jobs}`, kind: 'apply', optimization_id: 'opt_x', database: dbInfo, apply: { kind: 'create_index', target, query: null } },
-    { options: { ...defaultAdvisorOptions, ...options }, logger },
-  )) as Extract<JobResult, { kind: 'apply' }>;
+const { analyze, apply } = advisorJobs(dbInfo);
 
 t.test('joins: a full scan joined on a column gets an index on it', async (t) => {
   const result = await analyze(['SELECT `o` . `id` FROM `orders` `o` JOIN `customers` `c` ON `c` . `id` = `o` . `customer_id` WHERE `c` . `region` = ?']);
@@ -72,15 +53,15 @@ t.test('apply: the lock, a metadata lock timeout with its exact error, then succ
   const target = { schema: database.name, table: 'orders', index_name: 'orders_customer_id_idx', columns: ['customer_id'] };
   const holder = await database.connect();
   await holder.query("SELECT GET_LOCK(CONCAT('dbmon_apply:', DATABASE()), 0)");
-  t.match(await apply(target), { outcome: 'failed', error: /Another dbmon apply holds the lock/ });
+  t.match(await apply('create_index', target), { outcome: 'failed', error: /Another dbmon apply holds the lock/ });
   await holder.query("SELECT RELEASE_LOCK(CONCAT('dbmon_apply:', DATABASE()))");
 
   await holder.query('START TRANSACTION');
   await holder.query('SELECT COUNT(*) FROM orders');
-  const timedOut = await apply(target, { lockTimeoutMs: 1000 });
+  const timedOut = await apply('create_index', target, { lockTimeoutMs: 1000 });
   t.match(timedOut, { outcome: 'failed', error: /ALGORITHM=INPLACE, LOCK=NONE failed: Lock wait timeout exceeded/ });
   await holder.query('ROLLBACK');
 
-  t.equal((await apply(target)).outcome, 'applied');
-  t.match(await apply(target), { outcome: 'failed', error: /exists already/ });
+  t.equal((await apply('create_index', target)).outcome, 'applied');
+  t.match(await apply('create_index', target), { outcome: 'failed', error: /exists already/ });
 });

@@ -1,10 +1,7 @@
-import pino from 'pino';
 import t from 'tap';
-import { defaultAdvisorOptions, type AdvisorOptions, type AgentJob, type JobResult, type Suggestion } from '../../../agent/advisor/job.js';
-import { runJob } from '../../../agent/advisor/run-job.js';
+import { advisorJobs } from '../../helpers/advisor-jobs.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 
-const logger = pino({ level: 'silent' });
 const database = await createThrowawayPostgresDatabase();
 t.teardown(() => database.drop());
 const client = await database.connect();
@@ -21,23 +18,7 @@ await client.query('ANALYZE');
 
 const connection = { ...database.settings, password: null };
 const dbInfo = { id: 'db_advisortest0000000000', name: 'advisor', type: 'postgresql' as const, connection };
-let jobs = 0;
-const analyze = async (queries: string[], options: Partial<AdvisorOptions> = {}) =>
-  (await runJob(
-    {
-      id: `job_${++jobs}`,
-      kind: 'analyze',
-      optimization_id: 'opt_x',
-      database: dbInfo,
-      statements: queries.map((query, i) => ({ query_id: `query_${i}`, query, calls: 10, total_time_ms: 100, mean_time_ms: 10 })),
-    },
-    { options: { ...defaultAdvisorOptions, indexHygiene: false, ...options }, logger },
-  )) as Extract<JobResult, { kind: 'analyze' }>;
-const apply = async (kind: 'create_index' | 'drop_index', target: Suggestion['target'], options: Partial<AdvisorOptions> = {}, query: string | null = null) =>
-  (await runJob(
-    { id: `job_${++jobs}`, kind: 'apply', optimization_id: 'opt_x', database: dbInfo, apply: { kind, target, query } } satisfies AgentJob,
-    { options: { ...defaultAdvisorOptions, ...options }, logger },
-  )) as Extract<JobResult, { kind: 'apply' }>;
+const { analyze, apply } = advisorJobs(dbInfo);
 const indexNames = async (table: string) =>
   (await client.query('SELECT indexrelid::regclass::text AS name, indisvalid FROM pg_index WHERE indrelid = $1::regclass ORDER BY 1', [table])).rows;
 
@@ -140,9 +121,6 @@ t.test('apply records the exact error of a lock timeout and leaves nothing behin
 });
 
 t.test('an unreachable database fails the job with the reason', async (t) => {
-  const result = await runJob(
-    { id: 'job_x', kind: 'analyze', optimization_id: 'opt_x', database: { ...dbInfo, connection: { ...connection, port: 1 } }, statements: [] },
-    { options: defaultAdvisorOptions, logger },
-  );
+  const result = await advisorJobs({ ...dbInfo, connection: { ...connection, port: 1 } }).analyze([]);
   t.match(result, { kind: 'analyze', outcome: 'failed', error: /ECONNREFUSED/ });
 });
