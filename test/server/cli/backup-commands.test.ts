@@ -2,21 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { packageVersion } from '../../../common/package-version.js';
-import { runCli } from '../../../server/cli/run-cli.js';
+import { cli } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runCli(argv, {
-    env: {},
-    stdout: (line) => stdout.push(line),
-    stderr: (line) => stderr.push(line),
-    readStdin: async () => '',
-    now: () => new Date(),
-  });
-  return { code, stdout, stderr };
-}
 
 t.test('dbmon --version', async (t) => {
   const result = await cli(['--version']);

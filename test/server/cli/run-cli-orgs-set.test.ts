@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { runCli } from '../../../server/cli/run-cli.js';
 import { databaseFileName } from '../../../server/state-dir.js';
-
-async function cli(argv: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runCli(argv, { env: {}, stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line), readStdin: async () => '', now: () => new Date() });
-  return { code, stdout, stderr };
-}
+import { cli } from '../../helpers/cli.js';
 
 t.test('orgs set --auto-apply-optimizations turns the organization setting on and off', async (t) => {
   const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-cli-'));

@@ -1,41 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { runCli } from '../../../server/cli/run-cli.js';
 import { databaseFileName } from '../../../server/state-dir.js';
+import { cli } from '../../helpers/cli.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { startTestServer } from '../../helpers/test-server.js';
 
 const repoRoot = new URL('../../../', import.meta.url);
-
-interface CliRun {
-  code: number;
-  stdout: string[];
-  stderr: string[];
-}
-
-function tempStateDir(t: { teardown: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dbmon-cli-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** Runs the CLI in process with captured output and, unless told otherwise, an empty environment. */
-async function cli(argv: string[], options: { env?: NodeJS.ProcessEnv; stdin?: string; now?: Date } = {}): Promise<CliRun> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runCli(argv, {
-    env: options.env ?? {},
-    stdout: (line) => stdout.push(line),
-    stderr: (line) => stderr.push(line),
-    readStdin: async () => options.stdin ?? '',
-    now: () => options.now ?? new Date(),
-  });
-  return { code, stdout, stderr };
-}
 
 function row<T>(stateDir: string, sql: string, ...params: unknown[]): T {
   const db = new Database(join(stateDir, databaseFileName), { readonly: true });
@@ -47,7 +20,7 @@ function row<T>(stateDir: string, sql: string, ...params: unknown[]): T {
 }
 
 t.test('orgs, users and keys', async (t) => {
-  const stateDir = tempStateDir(t);
+  const stateDir = tempDir(t, 'dbmon-cli-');
   const dir = ['--state-dir', stateDir];
 
   const org = await cli(['orgs', 'create', '--name', 'Acme Corp', '--plan', 'pro', ...dir]);
@@ -167,7 +140,7 @@ t.test('orgs, users and keys', async (t) => {
 });
 
 t.test('usage errors exit 2 and name the flag', async (t) => {
-  const stateDir = tempStateDir(t);
+  const stateDir = tempDir(t, 'dbmon-cli-');
   const dir = ['--state-dir', stateDir];
   const org = (await cli(['orgs', 'create', '--name', 'usage', ...dir])).stdout[0]!;
   const keyArgs = ['keys', 'create', '--org', org, '--name', 'k', '--permission', 'read'];
@@ -207,7 +180,7 @@ t.test('usage errors exit 2 and name the flag', async (t) => {
 });
 
 t.test('config validate and migrate', async (t) => {
-  const stateDir = tempStateDir(t);
+  const stateDir = tempDir(t, 'dbmon-cli-');
   const good = await cli(['config', 'validate', '--state-dir', stateDir], { env: { DBMON_PORT: '8080' } });
   t.equal(good.code, 0);
   t.match(good.stdout.join('\n'), /valid/);
@@ -243,7 +216,7 @@ t.test('config validate and migrate', async (t) => {
 });
 
 t.test('the compiled binary', async (t) => {
-  const stateDir = tempStateDir(t);
+  const stateDir = tempDir(t, 'dbmon-cli-');
   const run = promisify(execFile);
   const cliPath = new URL('dist/server/cli.js', repoRoot).pathname;
   const env = { PATH: process.env.PATH ?? '' };

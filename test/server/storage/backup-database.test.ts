@@ -4,29 +4,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { runCli } from '../../../server/cli/run-cli.js';
 import { databaseFileName } from '../../../server/state-dir.js';
 import { backupDatabase } from '../../../server/storage/backup-database.js';
 import { migrate } from '../../../server/storage/migrate.js';
 import { openDatabase } from '../../../server/storage/open-database.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { cli } from '../../helpers/cli.js';
 import { childEnv, cliEntry, nodeArgs, spawnServer } from '../../helpers/spawn-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const run = promisify(execFile);
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string[] }> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runCli(argv, {
-    env: {},
-    stdout: (line) => stdout.push(line),
-    stderr: (line) => stderr.push(line),
-    readStdin: async () => '',
-    now: () => new Date(),
-  });
-  return { code, stdout, stderr };
-}
 
 function sampleTimestamps(file: string): Set<number> {
   const db = new Database(file, { readonly: true, fileMustExist: true });

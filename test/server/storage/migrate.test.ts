@@ -2,12 +2,12 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
-import { runCli } from '../../../server/cli/run-cli.js';
 import { databaseFileName } from '../../../server/state-dir.js';
 import { migrate, readMigrations, type Migration } from '../../../server/storage/migrate.js';
 import { openDatabase } from '../../../server/storage/open-database.js';
 import { readSchemaVersion } from '../../../server/storage/schema-version.js';
 import { SchemaTooNewError } from '../../../server/storage/storage-errors.js';
+import { cli } from '../../helpers/cli.js';
 import { spawnServer } from '../../helpers/spawn-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -69,24 +69,13 @@ t.test('a fresh database is migrated without a backup; one with data is backed u
 
 t.test('the CLI and the server stop on a newer database; dbmon migrate reports its backup', async (t) => {
   const stateDir = tempDir(t, 'dbmon-migrate-state-');
-  const cli = async (argv: string[]) => {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const code = await runCli([...argv, '--state-dir', stateDir], {
-      env: {},
-      stdout: (line) => stdout.push(line),
-      stderr: (line) => stderr.push(line),
-      readStdin: async () => '',
-      now: () => new Date(),
-    });
-    return { code, stdout, stderr };
-  };
+  const cliOnState = (argv: string[]) => cli([...argv, '--state-dir', stateDir]);
   // A database an older dbmon made (all but the last migration), with data in it.
   const db = openDatabase(join(stateDir, databaseFileName));
   migrate(db, known.slice(0, -1));
   db.exec("INSERT INTO organizations (id, name, slug, plan, created_at) VALUES ('org_1', 'one', 'one', 'free', 'now')");
   db.close();
-  const upgraded = await cli(['migrate']);
+  const upgraded = await cliOnState(['migrate']);
   t.equal(upgraded.code, 0, upgraded.stderr.join('\n'));
   t.match(upgraded.stderr.join('\n'), /backed up the database to .*backups\/dbmon-before-\d{4}-\d{8}T\d{9}Z\.db before migrating/);
   t.equal(readdirSync(join(stateDir, 'backups')).length, 1);
@@ -94,7 +83,7 @@ t.test('the CLI and the server stop on a newer database; dbmon migrate reports i
   const newer = new Database(join(stateDir, databaseFileName));
   newer.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from-the-future', 'now')").run(knownVersion + 5);
   newer.close();
-  const refused = await cli(['orgs', 'create', '--name', 'x']);
+  const refused = await cliOnState(['orgs', 'create', '--name', 'x']);
   t.equal(refused.code, 65);
   t.same(refused.stderr, [`dbmon: database schema version ${knownVersion + 5} is newer than this dbmon (knows up to ${knownVersion}); upgrade dbmon or restore a backup`]);
 
