@@ -2,17 +2,11 @@ import type { StatementTotals } from './collector.js';
 import { counterIncrease } from './counter-delta.js';
 import type { StatementStats } from './snapshot.js';
 
-/** What one statement entry did within an interval. */
-export interface StatementDelta {
-  queryId: string;
-  query: string;
-  calls: number;
-  totalMs: number;
-  sumSquaresMs2: number | null;
-  /** Known only when the lifetime maximum rose within the interval (or the entry is new). */
-  maxMs: number | null;
-  rows: number;
-}
+/**
+ * What one statement entry did within an interval: its totals' fields as differences, except
+ * `maxMs`, known only when the lifetime maximum rose within the interval (or the entry is new).
+ */
+export type StatementDelta = Omit<StatementTotals, 'key'>;
 
 /** Entries that ran within the interval; see counter-delta.ts for how resets are read. */
 export function statementDeltas(

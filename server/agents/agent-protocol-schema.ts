@@ -63,6 +63,16 @@ export const ingestResult = z
   .object({ batch_id: z.string(), stored: z.number().int(), duplicate: z.boolean(), rejected: z.number().int() })
   .meta({ id: 'IngestResult' });
 
+/** A database's connection settings as an agent receives them: the password decrypted. */
+export const agentConnection = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  database: z.string(),
+  username: z.string(),
+  password: z.string().nullable(),
+  ssl: z.boolean(),
+});
+
 export const assignments = z
   .object({
     agent_id: z.string().nullable(),
@@ -72,14 +82,7 @@ export const assignments = z
         name: z.string(),
         type: z.enum(databaseTypes),
         interval_seconds: z.number().int(),
-        connection: z.object({
-          host: z.string(),
-          port: z.number().int(),
-          database: z.string(),
-          username: z.string(),
-          password: z.string().nullable(),
-          ssl: z.boolean(),
-        }),
+        connection: agentConnection,
       }),
     ),
   })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentConnection } from '../agents/agent-protocol-schema.js';
 import { databaseTypes } from '../databases/databases-schema.js';
 
 /** What the agent needs to apply a suggestion; it builds the SQL from these itself and never runs text it is sent. */
@@ -58,14 +59,7 @@ const jobDatabase = z.object({
   id: z.string(),
   name: z.string(),
   type: z.enum(databaseTypes),
-  connection: z.object({
-    host: z.string(),
-    port: z.number().int(),
-    database: z.string(),
-    username: z.string(),
-    password: z.string().nullable(),
-    ssl: z.boolean(),
-  }),
+  connection: agentConnection,
 });
 
 export const analyzeStatement = z.object({
