@@ -1,9 +1,7 @@
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { createHostCollector } from '../../../../agent/collectors/host.js';
 import { mysqlCollectors } from '../../../../agent/collectors/mysql/mysql-collectors.js';
-import { MysqlSource } from '../../../../agent/sources/mysql-source.js';
+import { collectionRunner, mysqlSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayMysqlDatabase } from '../../../helpers/throwaway-mysql-database.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 
@@ -11,18 +9,9 @@ import { waitUntil } from '../../../helpers/wait-until.js';
 // these checks must not overlap with one another's traffic.
 
 const database = await createThrowawayMysqlDatabase();
-const source = new MysqlSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
+const source = mysqlSourceOn(t, database);
 const newRunner = () =>
-  new CollectionRunner({
-    source,
-    logger: pino({ level: 'silent' }),
-    timeoutMs: 10_000,
-    collectors: [...mysqlCollectors, createHostCollector({ procRoot: '/proc', diskPath: '/' })],
-  });
+  collectionRunner(source, [...mysqlCollectors, createHostCollector({ procRoot: '/proc', diskPath: '/' })]);
 const client = await database.connect();
 await client.query('CREATE TABLE notes (id int AUTO_INCREMENT PRIMARY KEY, body varchar(100)) ENGINE=InnoDB');
 

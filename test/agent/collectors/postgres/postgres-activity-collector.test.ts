@@ -1,23 +1,12 @@
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { postgresActivityCollector } from '../../../../agent/collectors/postgres/postgres-activity-collector.js';
-import { PostgresSource } from '../../../../agent/sources/postgres-source.js';
+import { collectionRunner, postgresSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 
 const database = await createThrowawayPostgresDatabase();
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
-const runner = new CollectionRunner({
-  source,
-  logger: pino({ level: 'silent' }),
-  timeoutMs: 10_000,
-  collectors: [postgresActivityCollector],
-});
+const source = postgresSourceOn(t, database);
+const runner = collectionRunner(source, [postgresActivityCollector]);
 
 t.test('connections.active rises by the number of sessions running a statement', async (t) => {
   const { rows } = await database.admin("SELECT current_setting('max_connections')::int AS max");

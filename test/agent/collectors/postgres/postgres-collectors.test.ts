@@ -1,26 +1,15 @@
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { createHostCollector } from '../../../../agent/collectors/host.js';
 import { postgresCollectors } from '../../../../agent/collectors/postgres/postgres-collectors.js';
-import { PostgresSource } from '../../../../agent/sources/postgres-source.js';
+import { collectionRunner, postgresSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 
 const database = await createThrowawayPostgresDatabase();
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
+const source = postgresSourceOn(t, database);
 
 t.test('every snapshot field is filled and plausible after two cycles with traffic', async (t) => {
-  const runner = new CollectionRunner({
-    source,
-    logger: pino({ level: 'silent' }),
-    timeoutMs: 10_000,
-    collectors: [...postgresCollectors, createHostCollector({ procRoot: '/proc', diskPath: '/' })],
-  });
+  const runner = collectionRunner(source, [...postgresCollectors, createHostCollector({ procRoot: '/proc', diskPath: '/' })]);
   const client = await database.connect();
   await client.query('CREATE TABLE notes (id serial PRIMARY KEY, body text)');
   const first = await runner.collect();

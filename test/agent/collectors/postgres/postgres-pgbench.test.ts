@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { postgresCollectors } from '../../../../agent/collectors/postgres/postgres-collectors.js';
-import { PostgresSource } from '../../../../agent/sources/postgres-source.js';
+import { collectionRunner, postgresSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../helpers/throwaway-postgres-database.js';
 
 const run = promisify(execFile);
@@ -13,21 +11,12 @@ const PGBENCH = '/usr/bin/pgbench';
 const RATE = 200;
 
 const database = await createThrowawayPostgresDatabase();
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
+const source = postgresSourceOn(t, database);
 const connection = ['-h', database.settings.host, '-p', String(database.settings.port), '-U', 'postgres'];
 
 t.test('TPS agrees with pgbench under a rate-limited load', async (t) => {
   await run(PGBENCH, ['-i', '-q', '-s', '1', ...connection, database.name]);
-  const runner = new CollectionRunner({
-    source,
-    logger: pino({ level: 'silent' }),
-    timeoutMs: 10_000,
-    collectors: postgresCollectors,
-  });
+  const runner = collectionRunner(source, postgresCollectors);
   const bench = run(PGBENCH, ['-R', String(RATE), '-T', '20', '-c', '4', '-j', '2', ...connection, database.name]);
   // Measure the steady middle of the run, away from pgbench's start and end.
   await sleep(2500);

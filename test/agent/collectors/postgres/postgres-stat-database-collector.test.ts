@@ -1,25 +1,14 @@
-import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { postgresCollectors } from '../../../../agent/collectors/postgres/postgres-collectors.js';
-import { PostgresSource } from '../../../../agent/sources/postgres-source.js';
+import { collectionRunner, postgresSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 
 const TRANSACTIONS = 400;
 
 const database = await createThrowawayPostgresDatabase();
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
-const runner = new CollectionRunner({
-  source,
-  logger: pino({ level: 'silent' }),
-  timeoutMs: 10_000,
-  collectors: postgresCollectors,
-});
+const source = postgresSourceOn(t, database);
+const runner = collectionRunner(source, postgresCollectors);
 
 const committed = async (): Promise<number> => {
   const { rows } = await database.admin('SELECT xact_commit::int AS n FROM pg_stat_database WHERE datname = $1', [

@@ -1,18 +1,13 @@
 import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../../../agent/collection-runner.js';
 import { postgresCollectors } from '../../../../agent/collectors/postgres/postgres-collectors.js';
-import { PostgresSource } from '../../../../agent/sources/postgres-source.js';
+import { collectionRunner, postgresSourceOn } from '../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../helpers/throwaway-postgres-database.js';
 
 const database = await createThrowawayPostgresDatabase();
-const source = new PostgresSource(database.settings, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
-t.teardown(async () => {
-  await source.close();
-  await database.drop();
-});
+const source = postgresSourceOn(t, database);
 const newRunner = () =>
-  new CollectionRunner({ source, logger: pino({ level: 'silent' }), timeoutMs: 10_000, collectors: postgresCollectors });
+  collectionRunner(source, postgresCollectors);
 const client = await database.connect();
 
 t.test('estimated percentiles put p99 in the slow group', async (t) => {
@@ -41,7 +36,7 @@ t.test('without the extension only its collector fails, with the reason', async 
   await client.query('DROP EXTENSION pg_stat_statements');
   const logged: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) });
-  const runner = new CollectionRunner({ source, logger, timeoutMs: 10_000, collectors: postgresCollectors });
+  const runner = collectionRunner(source, postgresCollectors, logger);
   await runner.collect();
   await client.query('SELECT 1');
   const snapshot = await runner.collect();
