@@ -79,7 +79,7 @@ export function tokenize(text: string, dialect: Dialect, modes: MysqlLexerModes 
     const next = text[i + 1];
     if (whitespace.test(c)) {
       i++;
-    } else if (c === '-' && next === '-' && (postgres || mysqlCommentAfterDashes.test(text[i + 2] ?? ' '))) {
+    } else if (c === '-' && next === '-' && (postgres || startsMysqlComment(text[i + 2]))) {
       i = lineEnd(text, i, postgres ? /[\n\r]/ : /\n/);
     } else if (c === '#' && !postgres) {
       i = lineEnd(text, i, /\n/);
@@ -145,9 +145,13 @@ export function tokenize(text: string, dialect: Dialect, modes: MysqlLexerModes 
 
 /** Both engines' whitespace; anything else (a no-break space) is part of a name to them. */
 const whitespace = /[ \t\n\r\f\v]/;
-/** MySQL starts a -- comment only before a space or a control character. */
-const mysqlCommentAfterDashes = /[\x00-\x20\x7f]/;
 const identifierChar = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/** MySQL starts a -- comment only before a space, a control character or the end of the text. */
+function startsMysqlComment(after: string | undefined): boolean {
+  const code = after?.charCodeAt(0) ?? 0;
+  return code <= 0x20 || code === 0x7f;
+}
 
 /** Where a line comment starting at `from` ends: after the first line end (PostgreSQL: \n or \r; MySQL: \n only). */
 function lineEnd(text: string, from: number, end: RegExp): number {
