@@ -62,6 +62,18 @@ t.test('statements that would run functions outside pg_catalog while planned are
   t.equal(await victims(), 0, 'evil() never ran');
 });
 
+t.test('functions a named table brings into the plan are refused too: index predicates, column defaults', async (t) => {
+  await client.query('CREATE TABLE shelf (id integer PRIMARY KEY, d integer)');
+  // Both the predicate and the default are folded by whoever plans a statement on the table.
+  await client.query('CREATE INDEX shelf_evil_idx ON shelf (id) WHERE public.evil() = 1');
+  await client.query('CREATE TABLE drawer (id integer PRIMARY KEY)');
+  await client.query('ALTER TABLE drawer ADD COLUMN d integer DEFAULT public.evil()');
+  await client.query('TRUNCATE victims');
+  const result = await analyze(['SELECT id FROM shelf WHERE id = $1', 'UPDATE drawer SET d = DEFAULT WHERE id = $1']);
+  t.same(result.statements.map((statement) => statement.outcome), ['refused', 'refused'], JSON.stringify(result.statements));
+  t.equal(await victims(), 0);
+});
+
 t.test('a statement using only pg_catalog functions and operators is still analyzed', async (t) => {
   const result = await analyze(['SELECT id FROM orders WHERE lower(status) = $1 AND id > 0 ORDER BY length(status)']);
   t.not(result.statements[0]?.outcome, 'refused', result.statements[0]?.detail ?? '');
