@@ -4,7 +4,7 @@ import type { SqlSession } from '../sources/sql-session.js';
 import { estimateDistinct } from './distinct-estimate.js';
 import { indexNameFor } from './identifiers.js';
 import type { AdvisorOptions, AnalyzeStatement, Suggestion } from './job.js';
-import { alterAddIndex, indexableColumns, mysqlCoveringIndex, mysqlIndexes, sampleDistinct, tableRowCount } from './mysql-catalog.js';
+import { alterAddIndex, indexableColumns, lexerModes, mysqlCoveringIndex, mysqlIndexes, sampleDistinct, tableRowCount } from './mysql-catalog.js';
 import { planMessages, planText, rowsExamined, tableAccesses } from './mysql-plan.js';
 import { conditionColumns, executableDigest, tableAliases, type MysqlColumnUse } from './mysql-statement.js';
 import type { StatementReport } from './postgres-advisor.js';
@@ -32,7 +32,7 @@ interface Estimate {
  */
 export async function analyzeMysqlStatement(session: MysqlSession, statement: AnalyzeStatement, options: AdvisorOptions): Promise<StatementReport> {
   const refuse = (reason: string): StatementReport => ({ analysis: { query_id: statement.query_id, outcome: 'refused', detail: `Refused: ${reason}` } });
-  const verdict = checkStatement(statement.query, 'mysql');
+  const verdict = checkStatement(statement.query, 'mysql', await lexerModes(session));
   if (!verdict.ok) return refuse(verdict.reason);
   const sql = executableDigest(verdict.text, verdict.tokens);
   if (sql === undefined) return refuse('the server truncated the digest text (max_digest_length), so it cannot be planned');

@@ -2,7 +2,7 @@ import { textOf } from '../sources/row.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import type { AdvisorOptions, ApplyJob, JobResult } from './job.js';
 import { explain } from './mysql-advisor.js';
-import { alterAddIndex, alterDropIndex, mysqlCoveringIndex, mysqlIndexes } from './mysql-catalog.js';
+import { alterAddIndex, alterDropIndex, lexerModes, mysqlCoveringIndex, mysqlIndexes } from './mysql-catalog.js';
 import { planText, rowsExamined, tableAccesses } from './mysql-plan.js';
 import { executableDigest } from './mysql-statement.js';
 import { checkStatement } from './statement-guard.js';
@@ -55,7 +55,7 @@ export async function applyMysql(session: SqlSession, job: ApplyJob, options: Ad
 
 async function freshPlan(session: SqlSession, query: string | null, indexName: string): Promise<{ rows: number | null; evidence: Record<string, unknown> }> {
   if (query === null) return { rows: null, evidence: {} };
-  const verdict = checkStatement(query, 'mysql');
+  const verdict = checkStatement(query, 'mysql', await lexerModes(session));
   const sql = verdict.ok ? executableDigest(verdict.text, verdict.tokens) : undefined;
   if (!verdict.ok || sql === undefined) return { rows: null, evidence: { plan_error: 'the statement cannot be planned' } };
   try {

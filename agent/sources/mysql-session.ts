@@ -1,17 +1,32 @@
 import mysql from 'mysql2/promise';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-settings.js';
 import type { MysqlFlavor } from './mysql-source.js';
-import type { Row } from './row.js';
+import { textOf, type Row } from './row.js';
 import type { SessionOptions, SqlSession } from './sql-session.js';
 
 export interface MysqlSession extends SqlSession {
   readonly flavor: MysqlFlavor;
 }
 
+/** sql_mode flags that move where quoted text ends, and the combination modes that would bring ANSI_QUOTES back. */
+const lexerFlags = new Set(['ANSI_QUOTES', 'NO_BACKSLASH_ESCAPES', 'ANSI', 'DB2', 'MAXDB', 'MSSQL', 'ORACLE', 'POSTGRESQL']);
+
 /**
- * A dedicated MySQL/MariaDB session: one statement per call (multipleStatements off), not
- * instrumented in performance_schema where the agent may say so, so its statements stay out of
- * the slow queries.
+ * The sql_mode without the flags that change how the server lexes quotes: the statement guard
+ * and mysql2's escaping of values (with backslashes) both assume them off. The rest of the
+ * server's mode stays, so statements are planned as the application ran them.
+ */
+export function lexerNeutralSqlMode(sqlMode: string): string {
+  return sqlMode
+    .split(',')
+    .filter((flag) => flag !== '' && !lexerFlags.has(flag.toUpperCase()))
+    .join(',');
+}
+
+/**
+ * A dedicated MySQL/MariaDB session: one statement per call (multipleStatements off), quotes
+ * lexed the default way (no ANSI_QUOTES, no NO_BACKSLASH_ESCAPES), not instrumented in
+ * performance_schema where the agent may say so, so its statements stay out of the slow queries.
  */
 export async function openMysqlSession(settings: ConnectionSettings, options: SessionOptions): Promise<MysqlSession> {
   options.signal?.throwIfAborted();
@@ -50,6 +65,8 @@ export async function openMysqlSession(settings: ConnectionSettings, options: Se
     const flavor: MysqlFlavor = version.includes('MariaDB') ? 'mariadb' : 'mysql';
     const seconds = options.statementTimeoutMs / 1000;
     await run(flavor === 'mariadb' ? `SET SESSION max_statement_time = ${seconds}` : `SET SESSION MAX_EXECUTION_TIME = ${Math.round(options.statementTimeoutMs)}`);
+    const [mode] = await run('SELECT @@SESSION.sql_mode AS mode');
+    await run('SET SESSION sql_mode = ?', [lexerNeutralSqlMode(textOf(mode?.mode))]);
     await run("UPDATE performance_schema.threads SET INSTRUMENTED = 'NO' WHERE PROCESSLIST_ID = CONNECTION_ID()").catch(() => undefined);
     return { flavor, query: run, close };
   } catch (error) {
