@@ -67,7 +67,15 @@ export const metricsSnapshot = z
         avg_query_time_ms: nullableNumber,
         p95_query_time_ms: nullableNumber,
         p99_query_time_ms: nullableNumber,
-        source: z.enum(['histogram', 'estimate']).nullable(),
+        source: z
+          .enum(['histogram', 'estimate'])
+          .nullable()
+          .describe(
+            'How the latencies of the range were obtained: `histogram` when every interval in the range that has a latency ' +
+              'took it from a latency histogram, otherwise `estimate` (from per-statement means and deviations). ' +
+              'Null exactly when the latencies are null: no statement ran in the range, or the engine keeps no statement ' +
+              'statistics for the database (the agent snapshot says which in `latency.note`).',
+          ),
       }),
     }),
   })
