@@ -33,8 +33,6 @@ export interface Readings {
   uptimeSeconds?: number;
   /** Committed plus rolled back transactions. */
   transactions?: number;
-  /** Statements executed, where the engine keeps one counter for it. */
-  queries?: number;
   statements?: StatementTotals[];
   /** A cumulative latency histogram; buckets are disjoint and ordered by bound. */
   histogram?: HistogramBucket[];

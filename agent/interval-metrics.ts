@@ -1,5 +1,5 @@
 import type { CpuTimes, Readings } from './collector.js';
-import { counterRate, measureInterval, type Interval } from './counter-delta.js';
+import { counterRate, measureInterval } from './counter-delta.js';
 import { histogramCount, histogramIncrease, histogramMean, histogramQuantile } from './latency-histogram.js';
 import { mixtureQuantile } from './lognormal-mixture.js';
 import { statementDeltas, statementStats, type StatementDelta } from './statement-deltas.js';
@@ -46,23 +46,12 @@ export function intervalMetrics(previous: TimedReadings | undefined, current: Ti
   return {
     cpuUsage: before.cpu && now.cpu ? cpuUsagePercent(before.cpu, now.cpu) : null,
     throughput: {
-      queries_per_second: queriesPerSecond(before, now, deltas, interval),
+      queries_per_second: deltas === undefined || interval.restarted ? null : totalCalls(deltas) / interval.seconds,
       transactions_per_second: counterRate(before.transactions, now.transactions, interval),
     },
     latency: clampPercentiles(histogramLatency(before, now, deltas) ?? estimatedLatency(deltas) ?? noLatency()),
     ...(deltas && { statements: statementStats(deltas) }),
   };
-}
-
-function queriesPerSecond(
-  before: Readings,
-  now: Readings,
-  deltas: StatementDelta[] | undefined,
-  interval: Interval,
-): number | null {
-  if (now.queries !== undefined) return counterRate(before.queries, now.queries, interval);
-  if (deltas === undefined || interval.restarted) return null;
-  return totalCalls(deltas) / interval.seconds;
 }
 
 function histogramLatency(before: Readings, now: Readings, deltas: StatementDelta[] | undefined): Latency | null {
