@@ -19,6 +19,7 @@ t.test('the first cycle has no rates or latencies', async (t) => {
   const metrics = intervalMetrics(undefined, at(0, { transactions: 10, statements: [statement('a', 5, 1, 0)] }));
   t.same(metrics.throughput, { queries_per_second: null, transactions_per_second: null });
   t.equal(metrics.latency.source, null);
+  t.match(metrics.latency.note, /two cycles/);
   t.equal(metrics.statements, undefined);
   t.equal(metrics.cpuUsage, null);
 });
@@ -63,12 +64,29 @@ t.test('a heavy tail: p95 is raised to the mean, and p99 with it', async (t) => 
   t.ok((latency.p99_query_time_ms ?? NaN) >= (latency.p95_query_time_ms ?? NaN));
 });
 
-t.test('no traffic: rates 0, latencies null', async (t) => {
+t.test('no traffic: rates 0, latencies null, and a note that says why', async (t) => {
   const readings = { transactions: 5, statements: [statement('a', 5, 1, 0)] };
   const metrics = intervalMetrics(at(0, readings), at(10, readings));
   t.same(metrics.throughput, { queries_per_second: 0, transactions_per_second: 0 });
-  t.same(metrics.latency, { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null });
+  t.same(metrics.latency, {
+    avg_query_time_ms: null,
+    p95_query_time_ms: null,
+    p99_query_time_ms: null,
+    source: null,
+    note: 'no statement ran in the interval',
+  });
   t.same(metrics.statements, []);
+});
+
+t.test("without a latency, the statistics' own note says why; with one, there is no note", async (t) => {
+  const why = 'pg_stat_statements has no statements for this database yet';
+  t.equal(intervalMetrics(undefined, at(0, { statements: [] }), why).latency.note, why, 'first cycle');
+  t.equal(intervalMetrics(at(0, { statements: [] }), at(10, { statements: [] }), why).latency.note, why);
+  t.equal(intervalMetrics(at(0, {}), at(10, {}), 'not installed').latency.note, 'not installed');
+  t.match(intervalMetrics(at(0, {}), at(10, {})).latency.note, /no statement statistics/);
+  const measured = intervalMetrics(at(0, { statements: [statement('a', 5, 1, 0)] }), at(10, { statements: [statement('a', 6, 1, 0)] }), why);
+  t.equal(measured.latency.source, 'estimate');
+  t.notOk('note' in measured.latency);
 });
 
 t.test('a histogram gives the percentiles when it counted anything', async (t) => {

@@ -22,6 +22,7 @@ const ENDS_TRANSACTION = /^(XA\s+)?(COMMIT|ROLLBACK)\b(?!\s+(WORK\s+)?TO\b)/i;
  */
 export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
   name: 'mysql_statement_digests',
+  explainsMissingLatency: true,
   async collect(source, { signal }) {
     const [setting] = await source.query('SELECT @@performance_schema AS enabled', [], signal);
     if (numberOf(setting?.enabled) !== 1) {
@@ -52,6 +53,9 @@ export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
     const transactions = statements
       .filter((statement) => ENDS_TRANSACTION.test(statement.query))
       .reduce((sum, statement) => sum + statement.calls, 0);
-    return { readings: { statements, transactions } };
+    return {
+      readings: { statements, transactions },
+      ...(statements.length === 0 && { latencyNote: 'performance_schema has no statement digests for this database yet' }),
+    };
   },
 };
