@@ -12,15 +12,10 @@ async function registeredDatabase(t: Pick<Test, 'equal'>, server: TestServer, no
   const tenant = createTenant(server.services, now);
   const agentKey = createServiceKey(server.services, tenant.orgId, now, { scopes: ['agent'], account: 'agent' });
   const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
+  const connection = { host: 'h', database: 'orders', username: 'u' };
   const created = await server.request('POST', '/v1/databases', {
     key: tenant.key,
-    body: {
-      name: 'orders',
-      type: 'postgresql',
-      agent_id: agentId,
-      connection: { host: '127.0.0.1', database: 'orders', username: 'monitor' },
-      monitoring: { interval_seconds: 60 },
-    },
+    body: { name: 'orders', type: 'postgresql', agent_id: agentId, connection },
   });
   t.equal(created.status, 201);
   const databaseId: string = created.body.id;
