@@ -46,7 +46,7 @@ export class MetricsService {
           avg_query_time_ms: rates.avg_query_time_ms,
           p95_query_time_ms: rates.p95_query_time_ms,
           p99_query_time_ms: rates.p99_query_time_ms,
-          source: (latest?.latency_source ?? null) as 'histogram' | 'estimate' | null,
+          source: rates.latency_source,
         },
       },
     };

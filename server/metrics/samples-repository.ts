@@ -37,7 +37,10 @@ export interface RangeRates {
   avg_query_time_ms: number | null;
   p95_query_time_ms: number | null;
   p99_query_time_ms: number | null;
+  latency_source: LatencySource | null;
 }
+
+export type LatencySource = 'histogram' | 'estimate';
 
 const sampleColumns: readonly (keyof SampleRow)[] = [
   'database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column as keyof SampleRow), 'latency_source',
@@ -79,13 +82,19 @@ export class SamplesRepository {
     this.#since = db.prepare<[string, number], SampleRow>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts');
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
+    // The range's latency is a histogram's only when every interval that weighs in was.
+    const weighsInLatency =
+      'queries_per_second > 0 AND coalesce(avg_query_time_ms, p95_query_time_ms, p99_query_time_ms) IS NOT NULL';
     this.#rates = db.prepare<[string, number, number], RangeRates>(
       `SELECT count(*) AS samples,
          avg(queries_per_second) AS queries_per_second,
          avg(transactions_per_second) AS transactions_per_second,
          sum(avg_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN avg_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS avg_query_time_ms,
          sum(p95_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p95_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p95_query_time_ms,
-         sum(p99_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p99_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p99_query_time_ms
+         sum(p99_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p99_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p99_query_time_ms,
+         CASE WHEN sum(${weighsInLatency}) > 0
+           THEN CASE WHEN sum(${weighsInLatency} AND latency_source = 'histogram') = sum(${weighsInLatency}) THEN 'histogram' ELSE 'estimate' END
+         END AS latency_source
        FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
     const metricColumns = metricCatalog.map((metric) => metric.column);
