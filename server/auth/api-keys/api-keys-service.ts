@@ -5,7 +5,7 @@ import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Ac
 import type { Principal } from '../principal.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
 import { checkToken, issueToken } from './api-key-token.js';
-import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
+import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeyRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
 
 export interface NewApiKey {
   name: string;
@@ -87,7 +87,7 @@ export class ApiKeysService {
     }
     const token = issueToken(owner.kind);
     const id = newId('key');
-    const inserted = this.keys.insertWithinCap({
+    const row: ApiKeyRow = {
       id,
       org_id: orgId,
       name: input.name,
@@ -104,8 +104,8 @@ export class ApiKeysService {
       created_at: now.toISOString(),
       revoked_at: null,
       parent_key_id: parentKeyId,
-    }, this.maxLivePerOrganization);
-    if (!inserted) {
+    };
+    if (!this.keys.insertWithinCap(row, this.maxLivePerOrganization)) {
       throw new ConflictError(
         'limit_reached',
         `The organization has ${this.maxLivePerOrganization} live API keys, the most it may hold; revoke keys it no longer uses`,
@@ -131,8 +131,8 @@ export class ApiKeysService {
 
   private ownerFor(principal: Principal, input: NewApiKey, now: Date): KeyOwner {
     if (principal.kind === 'service_account') {
-      const named = input.service_account === undefined ? undefined : this.identity.findServiceAccount(principal.orgId, input.service_account);
-      if (input.service_account !== undefined && named?.id !== principal.serviceAccountId) {
+      const named = input.service_account;
+      if (named !== undefined && this.identity.findServiceAccount(principal.orgId, named)?.id !== principal.serviceAccountId) {
         throw new PermissionError('A service-account key can create keys for its own service account only');
       }
       return { kind: 'service_account', serviceAccountId: principal.serviceAccountId! };
