@@ -62,6 +62,8 @@ export async function startTestServer(
     /** Config webhooks.allow_private_targets (default false, as in production): tests with local receivers set it. */
     allowPrivateWebhookTargets?: boolean;
     webhookRetryPolicy?: RetryPolicy;
+    /** Config api_keys.max_live_per_organization (default 1,000). */
+    maxLiveApiKeysPerOrganization?: number;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -72,6 +74,7 @@ export async function startTestServer(
     startedAt: options.now ?? new Date(),
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
     ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
+    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
   });
   const logLines: string[] = [];
   const sink = new Writable({
@@ -178,8 +181,9 @@ export function createUserKey(
   now: Date,
   role: Role,
   permission: Access = 'write',
+  scopes?: Scope[],
 ): { userId: string; key: string } {
   const user = services.identity.createUser({ orgId, email: `${role}-${Math.random().toString(36).slice(2)}@example.test`, role }, now);
-  const key = services.apiKeys.create(orgId, { kind: 'personal', userId: user.id }, { name: 'pat', permission }, now).value;
+  const key = services.apiKeys.create(orgId, { kind: 'personal', userId: user.id }, { name: 'pat', permission, scopes }, now).value;
   return { userId: user.id, key };
 }
