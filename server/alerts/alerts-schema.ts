@@ -98,8 +98,13 @@ export const alertRecord = z
     resolved_at: z.string().nullable(),
     resolved_by: z
       .string()
+      .regex(/^(auto$|usr_|key_|sa_)/)
       .nullable()
-      .describe('`auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it: a user id, or a service account id for service-account keys'),
+      .describe(
+        '`auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: ' +
+          'a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. ' +
+          'Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with.',
+      ),
     resolution_note: z.string().nullable(),
   })
   .meta({ id: 'Alert' });

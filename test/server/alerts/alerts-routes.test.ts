@@ -10,7 +10,7 @@ import pino from 'pino';
 import { isId } from '../../../server/crypto/new-id.js';
 import { migrate, readMigrations } from '../../../server/storage/migrate.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
-import { createServiceKey, createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { createServiceKey, createTenant, createUserKey, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 type Metrics = NonNullable<Parameters<typeof makeSnapshot>[1]>['metrics'];
 
@@ -197,7 +197,9 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     t.equal(resolved.body.status, 'resolved');
     t.equal(resolved.body.resolution_note, 'known, load test');
     t.equal(resolved.body.resolved_at, server.clock.now.toISOString());
-    t.match(resolved.body.resolved_by, /^sa_/, 'a service-account key resolves as its service account');
+    const keyId = server.services.apiKeys.authenticate(key, server.clock.now).credentialId;
+    t.match(keyId, /^key_/);
+    t.equal(resolved.body.resolved_by, keyId, 'a service-account key resolves as its key id');
     const again = await server.request('PATCH', `/v1/alerts/${firstAlertId}/resolve`, { key });
     t.equal(again.status, 409);
     t.equal(again.body.error.type, 'conflict');
@@ -239,6 +241,20 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     const alerts = await server.request('GET', `/v1/alerts?status=all&database_id=${flappy}`, { key });
     t.equal(alerts.body.data.length, 1);
     t.equal((await server.request('GET', `/v1/databases/${flappy}`, { key })).body.status, 'critical');
+  });
+
+  await t.test('resolved_by names the user of a personal key; a stored service account id is shown as stored', async (t) => {
+    const db = await createDatabase('resolvers');
+    await server.request('POST', '/v1/alerts/rules', { key, body: { name: 'cpu', database_id: db, metric: 'cpu_usage', operator: '>', threshold: 5 } });
+    ingestAt(server, db, { metrics: { cpu_usage: 50 } });
+    const [alert] = (await server.request('GET', `/v1/alerts?database_id=${db}`, { key })).body.data;
+    const member = createUserKey(server.services, tenant.orgId, server.clock.now, 'member');
+    const resolved = await server.request('PATCH', `/v1/alerts/${alert.id}/resolve`, { key: member.key });
+    t.equal(resolved.status, 200, resolved.text);
+    t.equal(resolved.body.resolved_by, member.userId);
+    server.db.prepare('UPDATE alerts SET resolved_by = ? WHERE id = ?').run('sa_0123456789abcdefABCDEF', alert.id);
+    const legacy = await server.request('GET', `/v1/alerts/${alert.id}`, { key });
+    t.equal(legacy.body.resolved_by, 'sa_0123456789abcdefABCDEF', 'an alert resolved by an earlier server keeps what it was stored with');
   });
 
   await t.test('deleting or disabling a rule resolves its alerts; pausing a database resolves all of them', async (t) => {
