@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
-import { errorResponses } from '../../openapi/error-responses.js';
+import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import { presentApiKey } from './api-key-presenter.js';
 import { apiKeyCreateBody, apiKeyIdParams, apiKeyList, apiKeyListQuery, createdApiKey } from './api-keys-schema.js';
@@ -47,7 +47,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       tag: 'API keys',
       auth: { scope: 'api_keys', access: 'write' },
       params: apiKeyIdParams,
-      responses: { 204: { description: 'Revoked' }, ...errorResponses },
+      responses: { 204: { description: 'Revoked' }, ...errorResponses, 409: { description: 'The key is revoked already (already_revoked)', schema: errorBody } },
       handler: (ctx, { params, principal }) => {
         apiKeys.revokeFor(principal, params.id, now());
         ctx.status = 204;
