@@ -16,20 +16,26 @@ export class OpenApiMismatchError extends Error {
   override name = 'OpenApiMismatchError';
 }
 
+/** Operations by document text: every test server of a process serves the same document, and reading one takes a second. */
+const operationsByDocument = new Map<string, Promise<Operation[]>>();
+
 /**
  * Checks responses against the OpenAPI document the server itself serves (`/v1/openapi.json`),
  * with Stoplight Prism's response validator: an implementation independent of the zod schemas
  * the document is generated from. Requests to a method and path the document has no operation
  * for (an unknown route, a method the route lacks) are not checked.
  */
-export function openApiResponseChecker(baseUrl: string): (method: string, path: string, response: ReceivedResponse) => Promise<void> {
-  let operations: Promise<Operation[]> | undefined;
-  return async (method, path, response) => {
-    operations ??= fetch(`${baseUrl}/v1/openapi.json`)
-      .then((served) => served.json() as Promise<object>)
-      .then((document) => getHttpOperationsFromSpec(document));
+export async function openApiResponseChecker(baseUrl: string): Promise<(method: string, path: string, response: ReceivedResponse) => void> {
+  const text = await (await fetch(`${baseUrl}/v1/openapi.json`)).text();
+  let loading = operationsByDocument.get(text);
+  if (loading === undefined) {
+    loading = getHttpOperationsFromSpec(JSON.parse(text) as object);
+    operationsByDocument.set(text, loading);
+  }
+  const operations = await loading;
+  return (method, path, response) => {
     const pathname = new URL(path, baseUrl).pathname;
-    const operation = (await operations).find((candidate) => candidate.method === method.toLowerCase() && templateMatches(candidate.path, pathname));
+    const operation = operations.find((candidate) => candidate.method === method.toLowerCase() && templateMatches(candidate.path, pathname));
     if (operation === undefined) return;
     const result = validateOutput({
       resource: operation,

@@ -189,18 +189,18 @@ t.test('the OpenAPI document', async (t) => {
   });
 
   await t.test('every response through the test helper is checked against the served document', async (t) => {
-    const check = openApiResponseChecker(server.url);
+    const check = await openApiResponseChecker(server.url);
     const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
     const health = (await server.request('GET', '/healthz')).body;
-    await t.resolves(check('GET', '/healthz', { status: 200, headers: json, body: health }), 'what the server answered passes');
-    await t.rejects(check('GET', '/healthz', { status: 418, headers: json, body: health }), { name: 'OpenApiMismatchError' }, 'an unlisted status fails');
-    await t.rejects(check('GET', '/healthz', { status: 200, headers: new Headers({ 'content-type': 'text/html' }), body: '<p>ok</p>' }), { name: 'OpenApiMismatchError' }, 'another content type fails');
-    await t.rejects(
-      check('GET', '/v1/databases/db_x', { status: 404, headers: json, body: { error: { type: 'lost', message: 'no' } } }),
+    t.doesNotThrow(() => check('GET', '/healthz', { status: 200, headers: json, body: health }), 'what the server answered passes');
+    t.throws(() => check('GET', '/healthz', { status: 418, headers: json, body: health }), { name: 'OpenApiMismatchError' }, 'an unlisted status fails');
+    t.throws(() => check('GET', '/healthz', { status: 200, headers: new Headers({ 'content-type': 'text/html' }), body: '<p>ok</p>' }), { name: 'OpenApiMismatchError' }, 'another content type fails');
+    t.throws(
+      () => check('GET', '/v1/databases/db_x', { status: 404, headers: json, body: { error: { type: 'lost', message: 'no' } } }),
       { name: 'OpenApiMismatchError' },
       'a body off its schema fails',
     );
-    await t.resolves(check('GET', '/v1/no-such-route', { status: 404, headers: json, body: {} }), 'a path without an operation is not checked');
+    t.doesNotThrow(() => check('GET', '/v1/no-such-route', { status: 404, headers: json, body: {} }), 'a path without an operation is not checked');
   });
 
   await t.test('GET /metrics is documented as the text exposition format it answers', async (t) => {
