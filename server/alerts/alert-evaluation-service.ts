@@ -10,6 +10,8 @@ import { alertMessage, evaluateAlerts, type AlertAction, type ResolveReason, typ
 import { presentAlert } from './alert-presenter.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
+import { statusMetric } from './alert-metrics.js';
+import { statusSeries } from './status-series.js';
 
 type Transaction = <T>(work: () => T) => T;
 
@@ -108,6 +110,20 @@ export class AlertEvaluationService {
     };
     const actions = evaluateAlerts(input);
     for (const action of actions) this.apply(database, action, now);
+    // Status rules go second, on the status that the metric rules' alerts just settled.
+    const statusRules = specs.filter((rule) => rule.metric === statusMetric);
+    if (statusRules.length > 0) {
+      const statusInput = {
+        ...input,
+        rules: statusRules,
+        openAlerts: alerts.activeFor(database.id).filter((alert) => alert.metric === statusMetric),
+        suppressions: alerts.suppressionsFor(database.id),
+      };
+      const firstMs = Math.min(nowMs, input.samples[0]?.ts ?? nowMs, monitoringSinceMs);
+      const statusActions = evaluateAlerts({ ...statusInput, statusSeries: statusSeries(statusInput, alerts.metricAlertSpans(database.id, firstMs)) });
+      for (const action of statusActions) this.apply(database, action, now);
+      actions.push(...statusActions);
+    }
 
     const status = deriveDatabaseStatus({
       monitoringEnabled,

@@ -98,12 +98,12 @@ export class SamplesRepository {
        FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
     const metricColumns = metricCatalog.map((metric) => metric.column);
-    this.#raw = db.prepare<[string, number, number], Record<string, number | null>>(
-      `SELECT ts, ${metricColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts`,
+    this.#raw = db.prepare<[string, number, number, number], Record<string, number | null>>(
+      `SELECT ts, ${metricColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
     );
-    this.#rollups = db.prepare<[string, string, number, number], Record<string, number | null>>(
+    this.#rollups = db.prepare<[string, string, number, number, number], Record<string, number | null>>(
       `SELECT bucket AS ts, ${rollupColumns(metricCatalog).join(', ')} FROM sample_rollups
-       WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
+       WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
     );
   }
 
@@ -139,13 +139,13 @@ export class SamplesRepository {
     return this.#rates.get(databaseId, fromMs, toMs)!;
   }
 
-  /** Every metric column of the samples in [from, to), oldest first. */
-  rawSeries(databaseId: string, fromMs: number, toMs: number): Record<string, number | null>[] {
-    return this.#raw.all(databaseId, fromMs, toMs);
+  /** Every metric column of the first `limit` samples in [from, to), oldest first. */
+  rawSeries(databaseId: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
+    return this.#raw.all(databaseId, fromMs, toMs, limit);
   }
 
-  /** Every `<column>_avg|_min|_max` of the buckets of one resolution starting in [from, to). */
-  rollupSeries(databaseId: string, resolution: string, fromMs: number, toMs: number): Record<string, number | null>[] {
-    return this.#rollups.all(databaseId, resolution, fromMs, toMs);
+  /** Every `<column>_avg|_min|_max` of the first `limit` buckets of one resolution starting in [from, to). */
+  rollupSeries(databaseId: string, resolution: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
+    return this.#rollups.all(databaseId, resolution, fromMs, toMs, limit);
   }
 }

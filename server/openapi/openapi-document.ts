@@ -39,7 +39,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
           {
             description: response.description,
             headers: rateLimitHeaders,
-            ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
+            ...(response.schema && { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }),
           },
         ]),
       ),

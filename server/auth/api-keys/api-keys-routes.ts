@@ -62,7 +62,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       tag: 'API keys',
       auth: { scope: 'api_keys', access: 'write' },
       params: apiKeyIdParams,
-      responses: { 204: { description: 'Revoked' }, ...errorResponses },
+      responses: { 204: { description: 'Revoked' }, ...errorResponses, 409: { description: 'The key is revoked already (already_revoked)', schema: errorBody } },
       handler: (ctx, { params, principal }) => {
         apiKeys.revokeFor(principal, params.id, now());
         ctx.status = 204;
