@@ -1,11 +1,22 @@
 import mysql from 'mysql2/promise';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-settings.js';
+import { checkMysqlSchema } from './mysql-schema-check.js';
 import type { MysqlFlavor } from './mysql-source.js';
 import { textOf, type Row } from './row.js';
 import type { SessionOptions, SqlSession } from './sql-session.js';
 
 export interface MysqlSession extends SqlSession {
   readonly flavor: MysqlFlavor;
+  /** The monitored database: the session has no default schema, so statements name it. */
+  readonly schema: string;
+  /**
+   * Runs one statement with the monitored database as the default schema (an application's
+   * statement names its tables without their schema), in a transaction (read-only when asked)
+   * that is never committed, under this session's sql_mode. It runs on a connection of its own
+   * that ends right after, rolling the transaction back: leaving the schema would take a
+   * statement performance_schema files under it, so this one statement is the only one there.
+   */
+  queryInSchema(sql: string, transaction: { readOnly: boolean }): Promise<Row[]>;
 }
 
 /** sql_mode flags that move where quoted text ends, and the combination modes that would bring ANSI_QUOTES back. */
@@ -25,15 +36,16 @@ export function lexerNeutralSqlMode(sqlMode: string): string {
 
 /**
  * A dedicated MySQL/MariaDB session: one statement per call (multipleStatements off), quotes
- * lexed the default way (no ANSI_QUOTES, no NO_BACKSLASH_ESCAPES), not instrumented in
- * performance_schema where the agent may say so, so its statements stay out of the slow queries.
+ * lexed the default way (no ANSI_QUOTES, no NO_BACKSLASH_ESCAPES), and no default schema:
+ * performance_schema files each statement under the session's default schema, so the agent's
+ * statements stay out of the monitored database's slow queries and query rate whatever its
+ * grants (turning off the session's instrumentation needs UPDATE on performance_schema.threads).
  */
 export async function openMysqlSession(settings: ConnectionSettings, options: SessionOptions): Promise<MysqlSession> {
   options.signal?.throwIfAborted();
   const connection = await mysql.createConnection({
     host: settings.host,
     port: settings.port,
-    database: settings.database,
     user: settings.username,
     password: settings.password ?? undefined,
     ...(settings.ssl && { ssl: {} }),
@@ -68,7 +80,20 @@ export async function openMysqlSession(settings: ConnectionSettings, options: Se
     const [mode] = await run('SELECT @@SESSION.sql_mode AS mode');
     await run('SET SESSION sql_mode = ?', [lexerNeutralSqlMode(textOf(mode?.mode))]);
     await run("UPDATE performance_schema.threads SET INSTRUMENTED = 'NO' WHERE PROCESSLIST_ID = CONNECTION_ID()").catch(() => undefined);
-    return { flavor, query: run, close };
+    await checkMysqlSchema(run, settings);
+    const queryInSchema = async (sql: string, { readOnly }: { readOnly: boolean }): Promise<Row[]> => {
+      const [current] = await run('SELECT @@SESSION.sql_mode AS mode');
+      const own = await openMysqlSession(settings, options);
+      try {
+        await own.query('SET SESSION sql_mode = ?', [textOf(current?.mode)]);
+        await own.query(readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
+        await own.query(`USE ${connection.escapeId(settings.database)}`);
+        return await own.query(sql);
+      } finally {
+        await own.close();
+      }
+    };
+    return { flavor, schema: settings.database, query: run, queryInSchema, close };
   } catch (error) {
     await close();
     throw error;

@@ -2,6 +2,7 @@ import mysql from 'mysql2/promise';
 import type { Pingable } from '../collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import { checkMysqlSchema } from './mysql-schema-check.js';
 import type { Row } from './row.js';
 
 export type MysqlFlavor = 'mysql' | 'mariadb';
@@ -83,7 +84,7 @@ export class MysqlSource implements Pingable {
   }
 
   async #connect(onBroken: () => void): Promise<Opened> {
-    const { host, port, database, username, password, ssl } = this.settings;
+    const { host, port, username, password, ssl } = this.settings;
     const connection = await mysql.createConnection({
       host,
       port,
@@ -100,14 +101,7 @@ export class MysqlSource implements Pingable {
       const version = String((rows as Row[])[0]?.version);
       const flavor: MysqlFlavor = version.includes('MariaDB') ? 'mariadb' : 'mysql';
       await connection.query(`${AGENT_MARKER} ${this.#timeoutStatement(flavor)}`);
-      // What connecting with a default schema would have checked: the user lists only the schemas it may use.
-      const [schemas] = await connection.query(
-        `${AGENT_MARKER} SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?`,
-        [database],
-      );
-      if ((schemas as Row[]).length === 0) {
-        throw new Error(`database '${database}' does not exist, or user '${username}' has no privilege on it`);
-      }
+      await checkMysqlSchema(async (sql, params) => (await connection.query(`${AGENT_MARKER} ${sql}`, [...params]))[0] as Row[], this.settings);
       return { connection, flavor };
     } catch (error) {
       connection.destroy();

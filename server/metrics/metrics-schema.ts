@@ -66,7 +66,8 @@ export const metricsSnapshot = z
         queries_per_second: nullableNumber.describe(
           "Statements per second run in this database, the agent's own left out. PostgreSQL: pg_stat_statements calls of " +
             'the database. MySQL/MariaDB: performance_schema statement digests of the schema (statements run while it was ' +
-            "the session's default schema); the server-wide counters (mysql_global_status_questions ...) are on /metrics.",
+            "the session's default schema), requests for a plan (EXPLAIN, DESCRIBE) left out; the server-wide counters " +
+            '(mysql_global_status_questions ...) are on /metrics.',
         ),
         transactions_per_second: nullableNumber.describe(
           'Transactions per second ended in this database. PostgreSQL: xact_commit + xact_rollback of pg_stat_database, ' +

@@ -11,9 +11,17 @@ const PICOSECONDS_PER_MS = 1e9;
 const ENDS_TRANSACTION = /^(XA\s+)?(COMMIT|ROLLBACK)\b(?!\s+(WORK\s+)?TO\b)/i;
 
 /**
+ * Requests for a plan (EXPLAIN, DESCRIBE, DESC): they run nothing of the workload. The advisor
+ * must EXPLAIN with the monitored schema as default schema, and that digest cannot be kept out
+ * of the schema's without UPDATE on performance_schema.threads.
+ */
+const ASKS_FOR_PLAN = /^(EXPLAIN|DESCRIBE|DESC)\b/i;
+
+/**
  * Lifetime statistics per statement digest of the monitored schema, that is of the statements
- * run while it was the session's default schema; the runner turns them into per-interval deltas,
- * the query rate, the average latency and, without a histogram, estimated percentiles. The
+ * run while it was the session's default schema, requests for a plan left out; the runner turns
+ * them into per-interval deltas, the query rate, the average latency and, without a histogram,
+ * estimated percentiles. The
  * engine keeps no deviation per digest, so each digest is taken at its mean.
  *
  * Transactions are the statements that ended one explicitly. The engine counts no transactions
@@ -40,16 +48,18 @@ export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
       [source.schema],
       signal,
     );
-    const statements = rows.map((row) => ({
-      key: textOf(row.digest),
-      queryId: textOf(row.digest),
-      query: textOf(row.query),
-      calls: numberOf(row.calls),
-      totalMs: numberOf(row.total_ps) / PICOSECONDS_PER_MS,
-      sumSquaresMs2: null,
-      maxMs: numberOf(row.max_ps) / PICOSECONDS_PER_MS,
-      rows: numberOf(row.rows_total),
-    }));
+    const statements = rows
+      .filter((row) => !ASKS_FOR_PLAN.test(textOf(row.query)))
+      .map((row) => ({
+        key: textOf(row.digest),
+        queryId: textOf(row.digest),
+        query: textOf(row.query),
+        calls: numberOf(row.calls),
+        totalMs: numberOf(row.total_ps) / PICOSECONDS_PER_MS,
+        sumSquaresMs2: null,
+        maxMs: numberOf(row.max_ps) / PICOSECONDS_PER_MS,
+        rows: numberOf(row.rows_total),
+      }));
     const transactions = statements
       .filter((statement) => ENDS_TRANSACTION.test(statement.query))
       .reduce((sum, statement) => sum + statement.calls, 0);
