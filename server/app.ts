@@ -58,7 +58,8 @@ export function createApp(deps: AppDependencies): Koa {
     ...optimizationsRoutes(services.optimizations, now),
     ...optimizationJobsRoutes(services.agents, services.optimizationJobs, now),
   ];
-  const router = new Router();
+  // Exact paths only: a route that also answered /V1/... or /v1/x/ would be reached around the /v1 middleware.
+  const router = new Router({ sensitive: true, strict: true });
   mountRoutes(router, [...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]);
 
   app.use(requestId());
@@ -73,6 +74,10 @@ export function createApp(deps: AppDependencies): Koa {
   return app;
 }
 
+/** Case-blind on purpose: a /V1/... path is authenticated and counted, then answered 404 by the case-sensitive router. */
 function onlyUnderV1(middleware: Middleware): Middleware {
-  return (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? middleware(ctx, next) : next());
+  return (ctx, next) => {
+    const path = ctx.path.toLowerCase();
+    return path === '/v1' || path.startsWith('/v1/') ? middleware(ctx, next) : next();
+  };
 }
