@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
   });
-  const server = await listen(app, config.server.host, config.server.port);
+  const server = await listen(app, config.server.host, config.server.port, logger);
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
   // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.

@@ -94,7 +94,7 @@ export async function startTestServer(
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     version: 'test',
   });
-  const server: Server = await listen(app, '127.0.0.1', 0);
+  const server: Server = await listen(app, '127.0.0.1', 0, logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
