@@ -72,7 +72,8 @@ async function main(): Promise<void> {
         serverMetrics,
         spoolPath: join(config.state_dir, 'embedded-agent-spool.db'),
         maxSpoolSamples: config.agent.spool_max_samples,
-        logger: logger.child({ component: 'embedded-agent' }),
+        // Not `component`: the agent binds that on its own parts (pusher, scheduler), and pino would write both.
+        logger: logger.child({ agent: 'embedded' }),
         now,
       })
     : undefined;
