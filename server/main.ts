@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     now,
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
+    trustedProxies: config.server.trusted_proxies,
   });
   const server = await listen(app, config.server.host, config.server.port, logger);
   const { address, port } = server.address() as AddressInfo;

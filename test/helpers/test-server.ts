@@ -62,6 +62,8 @@ export async function startTestServer(
     /** Config webhooks.allow_private_targets (default false, as in production): tests with local receivers set it. */
     allowPrivateWebhookTargets?: boolean;
     webhookRetryPolicy?: RetryPolicy;
+    /** Config server.trusted_proxies. */
+    trustedProxies?: string[];
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -93,6 +95,7 @@ export async function startTestServer(
     now: () => clock.now,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     version: 'test',
+    ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
   });
   const server: Server = await listen(app, '127.0.0.1', 0, logger);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
