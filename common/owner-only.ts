@@ -2,16 +2,21 @@ import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 
 /**
  * Takes group and other access off `path` (a file or a directory) if it has any; the owner's bits
- * stay as they are, so a mode the operator made stricter (0400) is kept. A missing path is left missing.
+ * stay as they are, so a mode the operator made stricter (0400) is kept. A missing path is left
+ * missing, and a path of another owner as it is.
  */
 export function restrictToOwner(path: string): void {
-  let mode: number;
+  let stat: { mode: number; uid: number };
   try {
-    mode = statSync(path).mode & 0o777;
+    stat = statSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
+  const mode = stat.mode & 0o777;
+  // Only the owner (or root) may chmod: a directory the operator shares with the service's group is theirs to set.
+  const uid = process.getuid?.();
+  if (uid !== undefined && uid !== 0 && uid !== stat.uid) return;
   if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
 }
 

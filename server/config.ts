@@ -128,3 +128,29 @@ export function listensOnLoopbackOnly(host: string): boolean {
   const family = isIP(address);
   return family !== 0 && loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
+
+export interface WeakenedDefault {
+  setting: string;
+  risk: string;
+}
+
+/** The settings in force that are weaker than the safe default, each with what it exposes; the start-up log names them. */
+export function weakenedDefaults(config: ServerConfig): WeakenedDefault[] {
+  const weakened: WeakenedDefault[] = [];
+  if (config.metrics.token === undefined) {
+    weakened.push({ setting: 'metrics.token', risk: 'GET /metrics answers without a token to every local process and user; set metrics.token to require one' });
+  }
+  if (config.server.trusted_proxies.some((entry) => parseAddressRange(entry)?.prefix === 0)) {
+    weakened.push({
+      setting: 'server.trusted_proxies',
+      risk: 'a range covers every address, so any client can choose the address it is rate-limited and allowed by (X-Forwarded-For)',
+    });
+  }
+  if (config.webhooks.allow_private_targets) {
+    weakened.push({
+      setting: 'webhooks.allow_private_targets',
+      risk: 'webhooks may be sent to loopback, link-local and private addresses: this host, internal services, cloud metadata endpoints',
+    });
+  }
+  return weakened;
+}
