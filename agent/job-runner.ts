@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Assignment } from './assignment.js';
 import { agentJobSchema, defaultAdvisorOptions, type AdvisorOptions, type AgentJob, type JobResult } from './advisor/job.js';
@@ -47,7 +48,6 @@ export class JobRunner {
   readonly #inFlight = new Set<string>();
   readonly #chains = new Map<string, Promise<void>>();
   readonly #unreported: Array<{ jobId: string; result: JobResult }> = [];
-  #timer: NodeJS.Timeout | undefined;
   #loop: Promise<void> | undefined;
   #lastError: string | undefined;
 
@@ -76,10 +76,8 @@ export class JobRunner {
         } catch {
           delay = Math.min(maxBackoffMs, delay * 2);
         }
-        await new Promise<void>((resolve) => {
-          this.#timer = setTimeout(resolve, delay);
-          this.#abort.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
+        // sleep() removes its abort listener when the delay ends; a listener added per poll would pile up on the one signal.
+        await sleep(delay, undefined, { signal: this.#abort.signal }).catch(() => undefined);
       }
     })();
   }
@@ -87,7 +85,6 @@ export class JobRunner {
   /** Stops polling and aborts the jobs in flight (their connections close; an index build is cancelled, and its leftover dropped by the next apply). */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('the agent is stopping'));
-    clearTimeout(this.#timer);
     await this.#loop;
     await Promise.allSettled([...this.#chains.values()]);
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile } from '../common/owner-only.js';
 import type { Snapshot } from './snapshot.js';
 
 /** One database's snapshot of one cycle, as `POST /v1/agent/samples` carries it. */
@@ -111,6 +112,7 @@ export function openSpool(file: string, options: SpoolOptions): Spool {
     throw new RangeError(`maxSamples must be a positive integer, got ${options.maxSamples}`);
   }
   const now = options.now ?? (() => new Date());
+  ownerOnlyDatabaseFile(file);
   // No busy wait: a spool locked by another agent is an error to report, not to wait out.
   const db = new Database(file, { timeout: 0 });
   try {

@@ -8,12 +8,14 @@ import { databasesRoutes } from './databases/databases-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/authenticate.js';
+import { clientAddress } from './http/client-address.js';
 import { errorHandler } from './http/error-handler.js';
 import { jsonBody } from './http/json-body.js';
 import { rateLimit } from './http/rate-limit.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutes } from './http/route.js';
+import { TrustedProxies } from './http/trusted-proxies.js';
 import { unmatched } from './http/unmatched.js';
 import { metricsEndpointRoutes } from './metrics-endpoint/metrics-endpoint-routes.js';
 import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
@@ -37,14 +39,15 @@ export interface AppDependencies {
   bodyLimitBytes: number;
   version: string;
   metricsToken?: string | undefined;
-  /** Honour X-Forwarded-For for client addresses (behind a reverse proxy only). */
-  proxy?: boolean;
+  /** `server.trusted_proxies`: the addresses and CIDR ranges whose X-Forwarded-For entries are believed. */
+  trustedProxies?: readonly string[];
 }
 
 /** Builds the Koa application; it never listens, so tests drive `app.callback()` directly. */
 export function createApp(deps: AppDependencies): Koa {
   const { services, now } = deps;
-  const app = new Koa({ proxy: deps.proxy ?? false });
+  // Koa's own proxy mode would believe X-Forwarded-For from anyone; clientAddress() sets ctx.ip instead.
+  const app = new Koa({ proxy: false });
   const routes = [
     ...healthRoutes(deps.db),
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
@@ -58,9 +61,11 @@ export function createApp(deps: AppDependencies): Koa {
     ...optimizationsRoutes(services.optimizations, now),
     ...optimizationJobsRoutes(services.agents, services.optimizationJobs, now),
   ];
-  const router = new Router();
+  // Exact paths only: a route that also answered /V1/... or /v1/x/ would be reached around the /v1 middleware.
+  const router = new Router({ sensitive: true, strict: true });
   mountRoutes(router, [...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]);
 
+  app.use(clientAddress(new TrustedProxies(deps.trustedProxies ?? [])));
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
@@ -73,6 +78,10 @@ export function createApp(deps: AppDependencies): Koa {
   return app;
 }
 
+/** Case-blind on purpose: a /V1/... path is authenticated and counted, then answered 404 by the case-sensitive router. */
 function onlyUnderV1(middleware: Middleware): Middleware {
-  return (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? middleware(ctx, next) : next());
+  return (ctx, next) => {
+    const path = ctx.path.toLowerCase();
+    return path === '/v1' || path.startsWith('/v1/') ? middleware(ctx, next) : next();
+  };
 }

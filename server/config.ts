@@ -1,8 +1,10 @@
+import { BlockList, isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { parseDuration } from '../common/duration.js';
+import { canonicalAddress, parseAddressRange } from './http/trusted-proxies.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -26,6 +28,13 @@ const serverConfigSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(7117),
       body_limit_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
       shutdown_timeout_seconds: z.number().int().min(1).max(600).default(10),
+      // Reverse proxies whose X-Forwarded-For entries are believed; the environment gives them comma-separated.
+      trusted_proxies: z
+        .preprocess(
+          (value) => (typeof value === 'string' ? value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '') : value),
+          z.array(z.string().refine((entry) => parseAddressRange(entry) !== undefined, { error: (issue) => `${String(issue.input)} is not an IP address or CIDR range` })),
+        )
+        .default([]),
     })
     .prefault({}),
   state_dir: z.string().min(1).default('./data'),
@@ -63,6 +72,14 @@ const serverConfigSchema = z.strictObject({
       '1d': duration('1825d'),
     })
     .prefault({}),
+}).superRefine((config, ctx) => {
+  if (config.metrics.token === undefined && !listensOnLoopbackOnly(config.server.host)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['metrics', 'token'],
+      message: `required when the server listens beyond loopback (server.host ${config.server.host}): /metrics would be open to the network; set metrics.token or DBMON_METRICS_TOKEN`,
+    });
+  }
 });
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;
@@ -72,6 +89,7 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'server.port', env: 'DBMON_PORT', flag: 'port' },
   { path: 'server.body_limit_bytes', env: 'DBMON_BODY_LIMIT_BYTES' },
   { path: 'server.shutdown_timeout_seconds', env: 'DBMON_SHUTDOWN_TIMEOUT_SECONDS' },
+  { path: 'server.trusted_proxies', env: 'DBMON_TRUSTED_PROXIES', text: true },
   { path: 'state_dir', env: 'DBMON_STATE_DIR', flag: 'state-dir', text: true },
   { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true, credential: 'secret-key' },
   { path: 'log.level', env: 'DBMON_LOG_LEVEL', flag: 'log-level' },
@@ -104,4 +122,42 @@ export function loadServerConfig(flags: Record<string, string | undefined>, env:
 
 export function parseServerFlags(argv: string[]): Record<string, string | undefined> {
   return parseArgs({ args: argv, options: serverConfigFlags, strict: true, allowPositionals: false }).values;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** True when `host` (server.host) is a loopback address or `localhost`: only this machine can connect. */
+export function listensOnLoopbackOnly(host: string): boolean {
+  if (host === 'localhost') return true;
+  const address = canonicalAddress(host);
+  const family = isIP(address);
+  return family !== 0 && loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+export interface WeakenedDefault {
+  setting: string;
+  risk: string;
+}
+
+/** The settings in force that are weaker than the safe default, each with what it exposes; the start-up log names them. */
+export function weakenedDefaults(config: ServerConfig): WeakenedDefault[] {
+  const weakened: WeakenedDefault[] = [];
+  if (config.metrics.token === undefined) {
+    weakened.push({ setting: 'metrics.token', risk: 'GET /metrics answers without a token to every local process and user; set metrics.token to require one' });
+  }
+  if (config.server.trusted_proxies.some((entry) => parseAddressRange(entry)?.prefix === 0)) {
+    weakened.push({
+      setting: 'server.trusted_proxies',
+      risk: 'a range covers every address, so any client can choose the address it is rate-limited and allowed by (X-Forwarded-For)',
+    });
+  }
+  if (config.webhooks.allow_private_targets) {
+    weakened.push({
+      setting: 'webhooks.allow_private_targets',
+      risk: 'webhooks may be sent to loopback, link-local and private addresses: this host, internal services, cloud metadata endpoints',
+    });
+  }
+  return weakened;
 }

@@ -1,8 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { clientErrorListener } from './http/client-error.js';
 
-export function listen(app: Koa, host: string, port: number): Promise<Server> {
+export function listen(app: Koa, host: string, port: number, logger: Logger): Promise<Server> {
   const server = createServer(app.callback());
+  server.on('clientError', clientErrorListener(logger));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

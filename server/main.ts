@@ -7,14 +7,15 @@ import { packageVersion } from '../common/package-version.js';
 import { startEmbeddedAgent } from './agents/embedded-agent.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
-import { loadServerConfig, parseServerFlags, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, weakenedDefaults, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
 import { maintainMetricStorage } from './metrics/storage-maintenance.js';
 import { startPeriodicTask } from './periodic-task.js';
 import { createServices } from './services.js';
-import { exitOnStorageError } from './exit-on-storage-error.js';
+import { exitOnStartUpError } from './exit-on-start-up-error.js';
+import { listenError, stateDirError } from './start-up-error.js';
 import { acquireStateLock } from './state-lock.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
@@ -29,17 +30,13 @@ async function main(): Promise<void> {
   }
   const config = readConfigOrExit();
   const logger = createLogger(config.log.level);
-  // Held while the server runs: `dbmon restore` refuses meanwhile, and a second server on this directory cannot start.
-  const stateLock = acquireStateLock(config.state_dir);
-  const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
-  migrate(db, undefined, undefined, { onBackup: (file) => logger.info({ file }, 'backed up the database before migrating') });
+  const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
   const services = createServices(db, secretKey, config.retention, {
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
     maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
   });
-  await ensureInitialAdmin(services, config.state_dir, now(), logger);
 
   const serverMetrics = createServerMetrics(services, now);
   const app = createApp({
@@ -52,10 +49,16 @@ async function main(): Promise<void> {
     now,
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
+    trustedProxies: config.server.trusted_proxies,
   });
-  const server = await listen(app, config.server.host, config.server.port);
+  const server = await listen(app, config.server.host, config.server.port, logger).catch((error: unknown) => {
+    throw listenError(error, config.server.host, config.server.port);
+  });
+  // Only once the port is ours: a start that cannot listen leaves no organization or credentials behind.
+  await ensureInitialAdmin(services, config.state_dir, now(), logger);
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
+  for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
   // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.
   const alertEvaluation = startPeriodicTask('alert evaluation', 15_000, () => services.alerting.evaluateAll(now()), logger);
   const dispatcher = new WebhookDispatcher({
@@ -73,7 +76,8 @@ async function main(): Promise<void> {
         serverMetrics,
         spoolPath: join(config.state_dir, 'embedded-agent-spool.db'),
         maxSpoolSamples: config.agent.spool_max_samples,
-        logger: logger.child({ component: 'embedded-agent' }),
+        // Not `component`: the agent binds that on its own parts (pusher, scheduler), and pino would write both.
+        logger: logger.child({ agent: 'embedded' }),
         now,
       })
     : undefined;
@@ -95,6 +99,19 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
+/** Takes the state directory's lock, opens and migrates its database; a directory the server may not write is a StartUpError. */
+function openState(config: ServerConfig, logger: ReturnType<typeof createLogger>) {
+  try {
+    // Held while the server runs: `dbmon restore` refuses meanwhile, and a second server on this directory cannot start.
+    const stateLock = acquireStateLock(config.state_dir);
+    const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
+    migrate(db, undefined, undefined, { onBackup: (file) => logger.info({ file }, 'backed up the database before migrating') });
+    return { stateLock, db, secretKey };
+  } catch (error) {
+    throw stateDirError(error, config.state_dir);
+  }
+}
+
 function readConfigOrExit(): ServerConfig {
   try {
     return loadServerConfig(parseServerFlags(process.argv.slice(2)), process.env);
@@ -105,4 +122,4 @@ function readConfigOrExit(): ServerConfig {
   }
 }
 
-await main().catch(exitOnStorageError);
+await main().catch(exitOnStartUpError);

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile, restrictToOwner } from '../common/owner-only.js';
 import { adoptOwner } from './storage/adopt-owner.js';
 import { StateDirBusyError } from './storage/storage-errors.js';
 
@@ -21,8 +22,9 @@ export interface StateLock {
  */
 export function acquireStateLock(stateDir: string, now = new Date()): StateLock {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  restrictToOwner(stateDir);
   const file = join(stateDir, stateLockFileName);
-  closeSync(openSync(file, 'a', 0o600));
+  ownerOnlyDatabaseFile(file);
   adoptOwner(file, stateDir);
   const db = new Database(file, { timeout: 0 });
   try {

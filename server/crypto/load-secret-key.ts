@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { restrictToOwner } from '../../common/owner-only.js';
 
 export const secretKeyFileName = 'secret.key';
 
@@ -11,6 +12,7 @@ export function loadSecretKey(configured: string | undefined, stateDir: string):
   if (!existsSync(file)) {
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   }
+  restrictToOwner(file);
   const key = decodeKey(readFileSync(file, 'utf8').trim());
   return key;
 }

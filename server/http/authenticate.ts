@@ -18,9 +18,7 @@ export function authenticate(apiKeys: ApiKeysService, now: () => Date): Middlewa
 }
 
 function resolve(apiKeys: ApiKeysService, header: string, now: Date): AuthResult {
-  if (header === '') {
-    return { error: new AuthenticationError('missing_api_key', 'No API key; send the header Authorization: Bearer <key>') };
-  }
+  if (header === '') return { error: missingKey() };
   const match = /^Bearer +(\S+)$/i.exec(header);
   if (match === null) {
     return { error: new AuthenticationError('malformed_api_key', 'The Authorization header must be Bearer <key>') };
@@ -33,14 +31,19 @@ function resolve(apiKeys: ApiKeysService, header: string, now: Date): AuthResult
   }
 }
 
+function missingKey(): AuthenticationError {
+  return new AuthenticationError('missing_api_key', 'No API key; send the header Authorization: Bearer <key>');
+}
+
 export interface AccessRequirement {
   scope: Scope;
   access: Access;
 }
 
 /** The route-level check: a principal with this scope and at least this access. */
+/** Fails closed: a request that reached a route without passing through authenticate() is unauthenticated. */
 export function requirePrincipal(auth: AuthResult | undefined, requirement: AccessRequirement): Principal {
-  if (auth === undefined) throw new Error('authenticate() middleware is not mounted');
+  if (auth === undefined) throw missingKey();
   if ('error' in auth) throw auth.error;
   const { principal } = auth;
   if (!principal.scopes.includes(requirement.scope)) {

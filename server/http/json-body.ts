@@ -4,7 +4,10 @@ import { InvalidRequestError } from '../errors.js';
 
 const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
 
-/** JSON bodies only: any other content type with a body is refused before parsing. */
+/**
+ * JSON bodies only: any other content type with a body is refused before parsing. Any JSON value
+ * parses (so `null` is not called invalid JSON); a value that is not an object is then refused as such.
+ */
 export function jsonBody(limitBytes: number): Middleware[] {
   const requireJson: Middleware = async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
@@ -15,7 +18,7 @@ export function jsonBody(limitBytes: number): Middleware[] {
   };
   const parse = koaBody({
     json: true,
-    jsonStrict: true,
+    jsonStrict: false,
     urlencoded: false,
     text: false,
     multipart: false,
@@ -25,5 +28,16 @@ export function jsonBody(limitBytes: number): Middleware[] {
       throw error;
     },
   }) as Middleware;
-  return [requireJson, parse];
+  const requireObject: Middleware = async (ctx, next) => {
+    if (methodsWithBody.has(ctx.method) && ctx.is('application/json')) {
+      const body: unknown = ctx.request.body;
+      // co-body hands back '' for an empty body when not strict: that is no body, an empty object.
+      if (body === '') ctx.request.body = {};
+      else if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new InvalidRequestError('invalid_parameter', 'The request body must be a JSON object');
+      }
+    }
+    await next();
+  };
+  return [requireJson, parse, requireObject];
 }

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { ownerOnlyDatabaseFile } from '../../common/owner-only.js';
 
 export type Db = Database.Database;
 
@@ -8,6 +9,7 @@ export type Db = Database.Database;
  * (NORMAL would only guarantee consistency, not durability of the last commits).
  */
 export function openDatabase(file: string): Db {
+  ownerOnlyDatabaseFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { restrictToOwner } from '../../common/owner-only.js';
 import { acquireStateLock } from '../state-lock.js';
 import { adoptOwner } from './adopt-owner.js';
 import { checkDatabaseFile } from './check-database-file.js';
@@ -36,6 +37,7 @@ export function restoreDatabase(source: string, stateDir: string, databaseFile: 
     copyFileSync(source, incoming);
     let schemaVersion: number;
     try {
+      restrictToOwner(incoming);
       adoptOwner(incoming, stateDir);
       ({ schemaVersion } = checkDatabaseFile(incoming));
       if (schemaVersion > knownVersion) throw new SchemaTooNewError(schemaVersion, knownVersion);

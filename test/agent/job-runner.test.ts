@@ -111,3 +111,22 @@ t.test('the loop polls until stopped', async (t) => {
   await sleep(50);
   t.equal(source.fetches, fetches, 'no poll after stop');
 });
+
+t.test('polling for a long time adds no listener per poll to the stop signal', async (t) => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on('warning', onWarning);
+  t.teardown(() => process.off('warning', onWarning));
+  const source = new FakeSource();
+  const runner = new JobRunner({ source, logger, runJob: async () => completed, pollIntervalMs: 1 });
+  runner.start();
+  while (source.fetches < 30) await sleep(5);
+  await runner.stop();
+  // Node emits the warning on the next tick after the 11th listener.
+  await sleep(20);
+  t.same(
+    warnings.map((warning) => `${warning.name}: ${warning.message}`),
+    [],
+    'no MaxListenersExceededWarning after 30 polls',
+  );
+});

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { newBatchId, openSpool } from '../../agent/spool.js';
@@ -15,6 +16,21 @@ function tempSpoolPath(t: { teardown(fn: () => unknown): void }): string {
 }
 
 const allLimits = { maxSamples: 500, maxBytes: 1024 * 1024 };
+
+t.test('the spool and its write-ahead log are owner-only', async (t) => {
+  const file = tempSpoolPath(t);
+  const previous = process.umask(0o022);
+  let spool;
+  try {
+    spool = openSpool(file, { maxSamples: 100 });
+  } finally {
+    process.umask(previous);
+  }
+  t.teardown(() => spool.close());
+  spool.append([sample('db_a', 1)]);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'the spool');
+  t.equal(statSync(`${file}-wal`).mode & 0o777, 0o600, 'its write-ahead log');
+});
 
 t.test('batch ids match the protocol pattern and are fresh', async (t) => {
   const ids = new Set(Array.from({ length: 1000 }, () => newBatchId()));

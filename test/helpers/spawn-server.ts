@@ -38,9 +38,17 @@ export interface SpawnedProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `entry` with `env` (and PATH) and collects its output by line; killed in the test's teardown if still running. */
-export function spawnProcess(t: { teardown: (fn: () => unknown) => void }, env: Record<string, string>, entry = serverEntry): SpawnedProcess {
-  const child = spawn(process.execPath, nodeArgs(entry), { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs `entry` with `env` (and PATH) and collects its output by line; killed in the test's teardown if still running.
+ * `user` runs it as another user (the test must run as root).
+ */
+export function spawnProcess(
+  t: { teardown: (fn: () => unknown) => void },
+  env: Record<string, string>,
+  entry = serverEntry,
+  user?: { uid: number; gid: number },
+): SpawnedProcess {
+  const child = spawn(process.execPath, nodeArgs(entry), { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], ...user });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const collect = (sink: string[]) => {

@@ -65,6 +65,8 @@ export async function startTestServer(
     webhookRetryPolicy?: RetryPolicy;
     /** Config api_keys.max_live_per_organization (default 1,000). */
     maxLiveApiKeysPerOrganization?: number;
+    /** Config server.trusted_proxies. */
+    trustedProxies?: string[];
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -97,8 +99,9 @@ export async function startTestServer(
     now: () => clock.now,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     version: 'test',
+    ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
   });
-  const server: Server = await listen(app, '127.0.0.1', 0);
+  const server: Server = await listen(app, '127.0.0.1', 0, logger);
   // Client and server share this process: when a test blocks the event loop past the 5 s default,
   // the server's idle timer and fetch's reuse of that socket race, and the request dies with ECONNRESET.
   server.keepAliveTimeout = 60_000;

@@ -17,6 +17,7 @@ function file(content: string, name = `config-${++fileCount}.yaml`): string {
 
 const hexKey = 'ab'.repeat(32);
 const otherHexKey = 'cd'.repeat(32);
+const metricsToken = 'a-long-enough-metrics-token';
 
 function configError(t: { fail: (message: string) => void }, load: () => unknown): ConfigError {
   try {
@@ -31,7 +32,7 @@ function configError(t: { fail: (message: string) => void }, load: () => unknown
 
 t.test('defaults', async (t) => {
   const config = loadServerConfig({}, {});
-  t.same(config.server, { host: '127.0.0.1', port: 7117, body_limit_bytes: 1024 * 1024, shutdown_timeout_seconds: 10 });
+  t.same(config.server, { host: '127.0.0.1', port: 7117, body_limit_bytes: 1024 * 1024, shutdown_timeout_seconds: 10, trusted_proxies: [] });
   t.equal(config.state_dir, resolve('./data'));
   t.same(config.log, { level: 'info' });
   t.same(config.metrics, {});
@@ -51,6 +52,8 @@ server:
 state_dir: /var/lib/from-yaml
 log:
   level: warn
+metrics:
+  token: a-long-enough-metrics-token
 `);
   const fromYaml = loadServerConfig({ config: yaml }, {});
   t.equal(fromYaml.server.host, '0.0.0.0');
@@ -89,7 +92,7 @@ log:
 
   t.equal(loadServerConfig({}, { DBMON_PORT: '' }).server.port, 7117, 'an empty variable is ignored');
   t.equal(loadServerConfig({}, { DBMON_PORT: '0' }).server.port, 0, 'port 0 (any free port) is allowed');
-  t.equal(loadServerConfig({}, { DBMON_HOST: '::' }).server.host, '::', 'an IPv6 wildcard host survives scalar parsing');
+  t.equal(loadServerConfig({}, { DBMON_HOST: '::', DBMON_METRICS_TOKEN: metricsToken }).server.host, '::', 'an IPv6 wildcard host survives scalar parsing');
   t.equal(loadServerConfig({}, { DBMON_HOST: '::1' }).server.host, '::1');
   t.throws(() => parseServerFlags(['--prot', '1']), 'unknown flags are refused');
 });
@@ -173,12 +176,33 @@ t.test('invalid values name the key', async (t) => {
 });
 
 t.test('text-valued keys stay text and relative secret files follow the YAML file', (t) => {
-  t.equal(loadServerConfig({}, { DBMON_HOST: '0' }).server.host, '0', 'a host named 0 is not the number 0');
-  t.equal(loadServerConfig({ host: 'true' }, {}).server.host, 'true');
+  t.equal(loadServerConfig({}, { DBMON_HOST: '0', DBMON_METRICS_TOKEN: metricsToken }).server.host, '0', 'a host named 0 is not the number 0');
+  t.equal(loadServerConfig({ host: 'true' }, { DBMON_METRICS_TOKEN: metricsToken }).server.host, 'true');
   const dir = mkdtempSync(join(tmpdir(), 'dbmon-config-rel-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'key.hex'), `${'ab'.repeat(32)}\n`);
   writeFileSync(join(dir, 'server.yaml'), 'secret_key_file: key.hex\n');
   t.equal(loadServerConfig({ config: join(dir, 'server.yaml') }, {}).secret_key, 'ab'.repeat(32));
   t.end();
+});
+
+t.test('metrics.token is required unless the server listens on loopback only', async (t) => {
+  for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost', '::ffff:127.0.0.1']) {
+    t.equal(loadServerConfig({ host }, {}).metrics.token, undefined, `${host}: no token needed`);
+  }
+  for (const host of ['0.0.0.0', '::', '10.0.0.1', 'dbmon.example.com']) {
+    const error = configError(t, () => loadServerConfig({ host }, {}));
+    t.equal(error.key, 'metrics.token', `${host}: the error names the key`);
+    t.match(error.message, 'DBMON_METRICS_TOKEN', 'and how to set it');
+    t.equal(loadServerConfig({ host }, { DBMON_METRICS_TOKEN: metricsToken }).metrics.token, metricsToken, `${host} with a token`);
+  }
+});
+
+t.test('server.trusted_proxies: a YAML list, or DBMON_TRUSTED_PROXIES separated by commas', async (t) => {
+  const yaml = file('server:\n  trusted_proxies:\n    - 10.0.0.0/8\n    - ::1\n');
+  t.same(loadServerConfig({ config: yaml }, {}).server.trusted_proxies, ['10.0.0.0/8', '::1']);
+  t.same(loadServerConfig({}, { DBMON_TRUSTED_PROXIES: '192.0.2.1, 2001:db8::/32' }).server.trusted_proxies, ['192.0.2.1', '2001:db8::/32']);
+  const error = configError(t, () => loadServerConfig({}, { DBMON_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }));
+  t.match(error.key, /^server\.trusted_proxies/, 'a bad entry names the key');
+  t.match(error.message, 'proxy.internal', 'and the entry');
 });

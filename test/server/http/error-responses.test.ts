@@ -36,6 +36,20 @@ t.test('every failure answers with the contract error body', async (t) => {
     t.equal(response.body.error.code, 'invalid_json');
   });
 
+  await t.test('valid JSON that is not an object: 400 naming the body, not "not valid JSON"', async (t) => {
+    for (const rawBody of ['null', '[]', '[{"name":"db"}]', '42', '"text"', 'true']) {
+      const response = await server.request('POST', '/v1/databases', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      t.equal(response.status, 400, rawBody);
+      t.same(
+        response.body.error,
+        { type: 'invalid_request', message: 'The request body must be a JSON object', code: 'invalid_parameter' },
+        rawBody,
+      );
+    }
+    const empty = await server.request('POST', '/v1/databases', { key, rawBody: '', headers: { 'content-type': 'application/json' } });
+    t.equal(empty.body.error.code, 'missing_required_parameter', 'an empty body is still an empty object');
+  });
+
   await t.test('wrong content type: 400 unsupported_content_type', async (t) => {
     const response = await server.request('POST', '/v1/databases', {
       key,

@@ -1,7 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import t from 'tap';
+import { createLogger } from '../../../common/logger.js';
 import { closeGracefully, listen } from '../../../server/http-server.js';
+import { clientAddress } from '../../../server/http/client-address.js';
+import { TrustedProxies } from '../../../server/http/trusted-proxies.js';
 import { rateLimit } from '../../../server/http/rate-limit.js';
 import { RateLimiter } from '../../../server/http/rate-limiter.js';
 import { createServiceKey, createTenant, createUserKey, startTestServer } from '../../helpers/test-server.js';
@@ -114,13 +117,14 @@ t.test('rate limits follow the contract', async (t) => {
 
 t.test('unauthenticated clients are counted per address, IPv6 per /64 and IPv4-mapped IPv6 as IPv4', async (t) => {
   const now = new Date('2026-11-22T10:30:00Z');
-  // The real middleware behind a reverse proxy, so each request can come from the address it names.
-  const app = new Koa({ proxy: true });
+  // The real middleware behind a trusted reverse proxy, so each request can come from the address it names.
+  const app = new Koa();
+  app.use(clientAddress(new TrustedProxies(['127.0.0.1'])));
   app.use(rateLimit(new RateLimiter(), () => now));
   app.use((ctx) => {
     ctx.body = 'ok';
   });
-  const server = await listen(app, '127.0.0.1', 0);
+  const server = await listen(app, '127.0.0.1', 0, createLogger('silent'));
   t.teardown(() => closeGracefully(server, 1000));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/databases`;
   const remainingFor = async (address: string) =>

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
@@ -64,6 +64,14 @@ t.test('restore into an empty state directory', async (t) => {
   const result = restoreDatabase(backup, stateDir, 'dbmon.db', knownVersion);
   t.equal(result.previous, undefined);
   t.same(orgNames(join(stateDir, 'dbmon.db')), ['only']);
+});
+
+t.test('a restored database is owner-only whatever the mode of the file it came from', async (t) => {
+  const { backup } = await prepared(t, ['only']);
+  chmodSync(backup, 0o644);
+  const stateDir = tempDir(t, 'dbmon-restore-mode-');
+  restoreDatabase(backup, stateDir, 'dbmon.db', knownVersion);
+  t.equal(statSync(join(stateDir, 'dbmon.db')).mode & 0o777, 0o600);
 });
 
 t.test('restore refuses bad backups and changes nothing', async (t) => {
