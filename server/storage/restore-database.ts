@@ -37,7 +37,7 @@ export function restoreDatabase(source: string, stateDir: string, databaseFile: 
     let schemaVersion: number;
     try {
       adoptOwner(incoming, stateDir);
-      ({ schemaVersion } = checkDatabaseFile(incoming));
+      ({ schemaVersion } = checkDatabaseFile(incoming, source));
       if (schemaVersion > knownVersion) throw new SchemaTooNewError(schemaVersion, knownVersion);
       fsyncPath(incoming);
     } catch (error) {
