@@ -45,6 +45,7 @@ export class ApiKeysRepository {
   readonly #page;
   readonly #count;
   readonly #revoke;
+  readonly #all;
 
   constructor(db: Db) {
     this.#insert = db.prepare<ApiKeyRow>(
@@ -82,6 +83,10 @@ export class ApiKeysRepository {
         `SELECT count(*) FROM api_keys k WHERE k.org_id = @org_id AND ${owner}`,
       )
       .pluck();
+    this.#all = db.prepare<{ org_id: string | null }, ApiKeyListRow>(
+      `SELECT ${listColumns} FROM api_keys k LEFT JOIN service_accounts sa ON sa.id = k.service_account_id
+       WHERE @org_id IS NULL OR k.org_id = @org_id ORDER BY k.org_id, k.created_at, k.id`,
+    );
     this.#revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   }
 
@@ -109,6 +114,11 @@ export class ApiKeysRepository {
   listVisible(orgId: string, userId: string | null, limit: number, offset: number): { rows: ApiKeyListRow[]; total: number } {
     const filter = { org_id: orgId, user_id: userId };
     return { rows: this.#page.all({ ...filter, limit, offset }), total: this.#count.get(filter)! };
+  }
+
+  /** Every key of one organization, or of all of them (null), revoked and expired ones included. */
+  all(orgId: string | null): ApiKeyListRow[] {
+    return this.#all.all({ org_id: orgId });
   }
 
   revoke(id: string, at: string): boolean {
