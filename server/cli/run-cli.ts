@@ -16,6 +16,7 @@ import { databaseFileName, openStateDir } from '../state-dir.js';
 import { migrate } from '../storage/migrate.js';
 import { MissingDatabaseError, StorageError } from '../storage/storage-errors.js';
 import { backupCommand, restoreCommand } from './backup-commands.js';
+import { checkDatabaseCommand } from './check-database-command.js';
 import { listApiKeys, listOrganizations, listUsers } from './list-commands.js';
 
 export interface CliIo {
@@ -38,6 +39,8 @@ const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --stat
               [--scopes a,b,...] [--expires-in 90d] [--json]
   keys list [--org ORG_ID] [--json]
   keys revoke KEY_ID
+  databases check DB_ID   (the agent user's grants and settings on a database of the embedded agent;
+                           exit 1 when something is missing)
   config validate
   migrate                 (copies a database that has data to <state dir>/backups/ first)
   backup FILE [--force]   (online, consistent copy of the database; safe while the server runs)
@@ -45,7 +48,7 @@ const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --stat
   --version
 Only migrate, orgs create and restore create a state directory; the others need an existing one.`;
 
-const commands = new Set(['orgs create', 'orgs list', 'orgs set', 'users create', 'users list', 'keys create', 'keys list', 'keys revoke', 'config validate', 'migrate', 'backup', 'restore']);
+const commands = new Set(['orgs create', 'orgs list', 'orgs set', 'users create', 'users list', 'keys create', 'keys list', 'keys revoke', 'databases check', 'config validate', 'migrate', 'backup', 'restore']);
 /** Commands that may start a new state directory; every other one refuses to create one. */
 const createsStateDir = new Set(['migrate', 'orgs create', 'restore']);
 
@@ -230,6 +233,11 @@ async function runCommand(command: string, args: string[], flags: Flags, service
     case 'keys list':
       listApiKeys(services, listOptions(flags, now), io.stdout);
       return 0;
+    case 'databases check': {
+      const [id, extra] = args;
+      if (id === undefined || extra !== undefined) throw new UsageError('databases check needs exactly one DB_ID');
+      return checkDatabaseCommand(services, id, io.stdout);
+    }
     case 'keys revoke': {
       const [id] = args;
       if (id === undefined) throw new UsageError('keys revoke needs the key id');

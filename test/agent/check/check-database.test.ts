@@ -3,14 +3,15 @@ import t from 'tap';
 import type { Assignment } from '../../../agent/assignment.js';
 import { allPresent, checkDatabase, formatChecks } from '../../../agent/check/check-database.js';
 import { consumerRequirements } from '../../../agent/check/check-mysql.js';
+import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';
 import type { Requirement } from '../../../agent/check/requirement.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 
 const byName = (requirements: Requirement[]) => Object.fromEntries(requirements.map((requirement) => [requirement.name, requirement]));
 
-function assignment(type: Assignment['type'], connection: Assignment['connection']): Assignment {
-  return { id: 'db_check', name: 'checked', type, interval_seconds: 60, connection };
+function assignment(type: Assignment['type'], connection: ConnectionSettings): Assignment {
+  return { id: 'db_check', name: 'checked', type, interval_seconds: 60, connection: { ...connection, password: connection.password ?? null } };
 }
 
 t.test('PostgreSQL: an under-privileged user is told what is missing, a superuser is not', async (t) => {
