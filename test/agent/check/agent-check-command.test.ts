@@ -54,10 +54,10 @@ t.test('dbmon-agent check: every local database, exit 1 while something is missi
   t.equal(low.code, 1, low.stderr);
   t.match(low.stdout, /^db_pg \(orders, postgresql\)\n/);
   t.match(low.stdout, new RegExp(`  missing  pg_monitor: .*\\n           fix: GRANT pg_monitor TO "${role}";\\n`));
-  t.match(low.stdout, /\ndb_maria \(db_maria, mariadb\)\n  ok       connect: /, 'the second database is checked too');
+  t.match(low.stdout, /\ndb_maria \(db_maria, mariadb\)\n {2}ok {7}connect: /, 'the second database is checked too');
 
   const full = await runAgent(['check', '--config', config('postgres')]);
   t.equal(full.code, 0, full.stdout);
   t.notMatch(full.stdout, /missing/);
-  t.match(full.stdout, /ok       pg_stat_statements preloaded/);
+  t.match(full.stdout, /ok {7}pg_stat_statements preloaded/);
 });

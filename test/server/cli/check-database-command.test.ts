@@ -52,7 +52,7 @@ t.test('dbmon databases check: the stored connection, decrypted with the state d
   const missing = await cli(['databases', 'check', low, ...dir]);
   t.equal(missing.code, 1, missing.stderr.join('\n'));
   t.equal(missing.stdout[0], `${low} (low, mariadb)`);
-  t.match(missing.stdout.join('\n'), /ok       connect: connected as dbmon_check_/, 'the decrypted password let it in');
+  t.match(missing.stdout.join('\n'), /ok {7}connect: connected as dbmon_check_/, 'the decrypted password let it in');
   t.match(missing.stdout.join('\n'), `fix: GRANT PROCESS ON *.* TO '${user}'@'%';`);
   t.notMatch([...missing.stdout, ...missing.stderr].join('\n'), password, 'the password is never printed');
 
