@@ -6,6 +6,7 @@ import { ConfigError } from '../common/config-loader.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { AssignmentStore } from './assignment-store.js';
+import { allPresent, checkDatabase, formatChecks } from './check/check-database.js';
 import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
 import { HttpJobSource } from './http-job-source.js';
 import { HttpTransport } from './http-transport.js';
@@ -15,7 +16,7 @@ const exitUsage = 64;
 const exitConfigError = 78;
 const spoolFileName = 'spool.db';
 const assignmentsFileName = 'assignments.sealed';
-const usage = 'usage: dbmon-agent [run|validate] [--config FILE] [--server-url URL] [--state-dir DIR] [--log-level LEVEL] | --version';
+const usage = 'usage: dbmon-agent [run|validate|check] [--config FILE] [--server-url URL] [--state-dir DIR] [--log-level LEVEL] | --version';
 
 async function main(): Promise<void> {
   let args: ReturnType<typeof parseAgentArgs>;
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     return;
   }
   const command = args.command ?? 'run';
-  if (command !== 'run' && command !== 'validate') return fail(exitUsage, `dbmon-agent: unknown command ${command}\n${usage}`);
+  if (command !== 'run' && command !== 'validate' && command !== 'check') return fail(exitUsage, `dbmon-agent: unknown command ${command}\n${usage}`);
 
   let config: AgentConfig;
   try {
@@ -42,7 +43,20 @@ async function main(): Promise<void> {
     process.stdout.write('ok\n');
     return;
   }
+  if (command === 'check') return check(config);
   run(config, args.flags);
+}
+
+/** Checks the grants and settings on every local database of the configuration; exit 1 if something is missing. */
+async function check(config: AgentConfig): Promise<void> {
+  if (config.databases.length === 0) {
+    process.stdout.write('no local databases in the configuration (databases:); the server checks those it assigns\n');
+    return;
+  }
+  const checks = [];
+  for (const database of config.databases) checks.push(await checkDatabase(database));
+  process.stdout.write(`${formatChecks(checks).join('\n')}\n`);
+  process.exitCode = allPresent(checks) ? 0 : 1;
 }
 
 function run(initial: AgentConfig, flags: Record<string, string | undefined>): void {

@@ -11,14 +11,20 @@ export interface BackupCommandIo {
   stdout: (line: string) => void;
 }
 
+export interface BackupOptions {
+  /** Replace an existing FILE; without it an existing file is an error. */
+  force: boolean;
+}
+
 /** `dbmon backup FILE`: an online copy of the state database, safe while the server runs and ingests. */
-export async function backupCommand(stateDir: string, target: string, io: BackupCommandIo): Promise<number> {
+export async function backupCommand(stateDir: string, target: string, options: BackupOptions, io: BackupCommandIo): Promise<number> {
   const source = join(stateDir, databaseFileName);
   if (!existsSync(source)) throw new MissingDatabaseError(source);
   const file = resolve(target);
   if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) {
     throw new StorageError(`cannot write the backup: ${dirname(file)} is not a directory`, 73);
   }
+  if (existsSync(file) && !options.force) throw new StorageError(`cannot write the backup: ${file} exists; add --force to replace it`, 73);
   // No migration and no state-directory set-up: a backup copies the database exactly as it is.
   const db = new Database(source, { fileMustExist: true, timeout: 5000 });
   try {

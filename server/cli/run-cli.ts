@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError } from '../../common/config-loader.js';
@@ -8,11 +10,14 @@ import { plans } from '../auth/identity/organizations-repository.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
 import { loadServerConfig, serverConfigFlags } from '../config.js';
 import { ApiError } from '../errors.js';
+import { presentApiKey } from '../auth/api-keys/api-key-presenter.js';
 import { createServices, type Services } from '../services.js';
-import { openStateDir } from '../state-dir.js';
+import { databaseFileName, openStateDir } from '../state-dir.js';
 import { migrate } from '../storage/migrate.js';
-import { StorageError } from '../storage/storage-errors.js';
+import { MissingDatabaseError, StorageError } from '../storage/storage-errors.js';
 import { backupCommand, restoreCommand } from './backup-commands.js';
+import { checkDatabaseCommand } from './check-database-command.js';
+import { listApiKeys, listOrganizations, listUsers } from './list-commands.js';
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
@@ -24,18 +29,28 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
-const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --state-dir DIR)
+const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --state-dir DIR, as for dbmon-server)
   orgs create --name NAME [--plan free|pro|enterprise] [--hourly-limit N]
+  orgs list [--json]
   orgs set --org ORG_ID --auto-apply-optimizations true|false
   users create --org ORG_ID --email EMAIL --role owner|admin|member|viewer [--name NAME] [--password-stdin]
+  users list [--org ORG_ID] [--json]
   keys create --org ORG_ID --name NAME --permission read|write (--service-account NAME | --user EMAIL)
-              [--scopes a,b,...] [--expires-in 90d]
+              [--scopes a,b,...] [--expires-in 90d] [--json]
+  keys list [--org ORG_ID] [--json]
   keys revoke KEY_ID
+  databases check DB_ID   (the agent user's grants and settings on a database of the embedded agent;
+                           exit 1 when something is missing)
   config validate
   migrate                 (copies a database that has data to <state dir>/backups/ first)
-  backup FILE             (online, consistent copy of the database; safe while the server runs)
+  backup FILE [--force]   (online, consistent copy of the database; safe while the server runs)
   restore FILE            (replaces the database with a checked backup; the server must be stopped)
-  --version`;
+  --version
+Only migrate, orgs create and restore create a state directory; the others need an existing one.`;
+
+const commands = new Set(['orgs create', 'orgs list', 'orgs set', 'users create', 'users list', 'keys create', 'keys list', 'keys revoke', 'databases check', 'config validate', 'migrate', 'backup', 'restore']);
+/** Commands that may start a new state directory; every other one refuses to create one. */
+const createsStateDir = new Set(['migrate', 'orgs create', 'restore']);
 
 const commandFlags = {
   ...serverConfigFlags,
@@ -52,6 +67,8 @@ const commandFlags = {
   scopes: { type: 'string' },
   'expires-in': { type: 'string' },
   'auto-apply-optimizations': { type: 'string' },
+  json: { type: 'boolean' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
@@ -81,17 +98,29 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(usage);
     return positionals.length === 0 && !flags.help ? 2 : 0;
   }
+  const name = positionals[0] === 'backup' || positionals[0] === 'restore' ? positionals[0] : command;
+  if (!commands.has(name)) {
+    io.stderr(`dbmon: unknown command: ${command}\n${usage}`);
+    return 2;
+  }
+  const [, file, extra] = positionals;
+  if ((name === 'backup' || name === 'restore') && (file === undefined || extra !== undefined)) {
+    io.stderr(`dbmon: ${name} needs exactly one FILE\n${usage}`);
+    return 2;
+  }
   try {
     const config = loadServerConfig({ config: flags.config, 'state-dir': flags['state-dir'] }, io.env);
     if (command === 'config validate') {
       io.stdout(`configuration is valid (state directory ${config.state_dir})`);
       return 0;
     }
-    if (positionals[0] === 'backup' || positionals[0] === 'restore') {
-      const [, file, extra] = positionals;
-      if (file === undefined || extra !== undefined) throw new UsageError(`${positionals[0]} needs exactly one FILE`);
-      return positionals[0] === 'backup' ? await backupCommand(config.state_dir, file, io) : restoreCommand(config.state_dir, file, io);
+    io.stderr(`dbmon: state directory ${config.state_dir}`);
+    const databaseFile = join(config.state_dir, databaseFileName);
+    if (!createsStateDir.has(name) && !existsSync(databaseFile)) {
+      throw new MissingDatabaseError(databaseFile, `"dbmon ${name}" does not create one (give --state-dir, DBMON_STATE_DIR or state_dir in --config)`);
     }
+    if (name === 'backup') return await backupCommand(config.state_dir, file!, { force: flags.force === true }, io);
+    if (name === 'restore') return restoreCommand(config.state_dir, file!, io);
     const { db, secretKey } = openStateDir(config.state_dir, config.secret_key);
     try {
       const applied = migrate(db, undefined, io.now(), { onBackup: (file) => io.stderr(`dbmon: backed up the database to ${file} before migrating`) });
@@ -193,8 +222,22 @@ async function runCommand(command: string, args: string[], flags: Flags, service
         },
         now,
       );
-      io.stdout(key.value);
+      io.stdout(flags.json ? JSON.stringify({ ...presentApiKey(key.row), org_id: key.row.org_id, key: key.value }) : key.value);
       return 0;
+    }
+    case 'orgs list':
+      listOrganizations(services, listOptions(flags, now), io.stdout);
+      return 0;
+    case 'users list':
+      listUsers(services, listOptions(flags, now), io.stdout);
+      return 0;
+    case 'keys list':
+      listApiKeys(services, listOptions(flags, now), io.stdout);
+      return 0;
+    case 'databases check': {
+      const [id, extra] = args;
+      if (id === undefined || extra !== undefined) throw new UsageError('databases check needs exactly one DB_ID');
+      return checkDatabaseCommand(services, id, io.stdout);
     }
     case 'keys revoke': {
       const [id] = args;
@@ -204,8 +247,12 @@ async function runCommand(command: string, args: string[], flags: Flags, service
       return 0;
     }
     default:
-      throw new UsageError(`unknown command: ${command}`);
+      throw new Error(`no handler for ${command}`);
   }
+}
+
+function listOptions(flags: Flags, now: Date) {
+  return { orgId: flags.org ?? null, json: flags.json === true, now };
 }
 
 function option<S extends z.ZodType>(name: string, schema: S, value: unknown): z.output<S> {

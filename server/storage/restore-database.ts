@@ -39,7 +39,7 @@ export function restoreDatabase(source: string, stateDir: string, databaseFile: 
     try {
       restrictToOwner(incoming);
       adoptOwner(incoming, stateDir);
-      ({ schemaVersion } = checkDatabaseFile(incoming));
+      ({ schemaVersion } = checkDatabaseFile(incoming, source));
       if (schemaVersion > knownVersion) throw new SchemaTooNewError(schemaVersion, knownVersion);
       fsyncPath(incoming);
     } catch (error) {

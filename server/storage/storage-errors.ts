@@ -41,7 +41,7 @@ export class InvalidBackupError extends StorageError {
 
 /** EX_NOINPUT: there is no database where one was expected. */
 export class MissingDatabaseError extends StorageError {
-  constructor(file: string) {
-    super(`no database at ${file}`, 66);
+  constructor(file: string, hint?: string) {
+    super(`no database at ${file}${hint === undefined ? '' : `: ${hint}`}`, 66);
   }
 }

@@ -61,6 +61,7 @@ export class ApiKeysRepository {
   readonly #revokeDescendants;
   readonly #insertWithinCap;
   readonly #revokeWithDescendants;
+  readonly #all;
 
   constructor(db: Db) {
     this.#insert = db.prepare<ApiKeyRow>(
@@ -111,6 +112,10 @@ export class ApiKeysRepository {
          WHERE org_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR julianday(expires_at) > julianday(?))`,
       )
       .pluck();
+    this.#all = db.prepare<{ org_id: string | null }, ApiKeyListRow>(
+      `SELECT ${listColumns} FROM api_keys k LEFT JOIN service_accounts sa ON sa.id = k.service_account_id
+       WHERE @org_id IS NULL OR k.org_id = @org_id ORDER BY k.org_id, k.created_at, k.id`,
+    );
     this.#revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.#revokeDescendants = db.prepare<{ id: string; at: string }>(
       `WITH RECURSIVE descendants (id) AS (
@@ -156,6 +161,11 @@ export class ApiKeysRepository {
   listVisible(orgId: string, visibility: KeyVisibility, limit: number, offset: number): { rows: ApiKeyListRow[]; total: number } {
     const filter = { ...visibility, org_id: orgId };
     return { rows: this.#page.all({ ...filter, limit, offset }), total: this.#count.get(filter)! };
+  }
+
+  /** Every key of one organization, or of all of them (null), revoked and expired ones included. */
+  all(orgId: string | null): ApiKeyListRow[] {
+    return this.#all.all({ org_id: orgId });
   }
 
   /** Revokes the key and every key made through it, transitively; false when the key was already revoked. */

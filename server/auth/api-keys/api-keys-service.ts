@@ -118,6 +118,12 @@ export class ApiKeysService {
     return this.keys.listVisible(principal.orgId, visibility(principal), limit, offset);
   }
 
+  /** For the operator CLI: every key of one organization, or of all of them (null). */
+  listAll(orgId: string | null): ApiKeyListRow[] {
+    if (orgId !== null) this.identity.requireOrganization(orgId);
+    return this.keys.all(orgId);
+  }
+
   revokeFor(principal: Principal, id: string, now: Date): void {
     const row = this.keys.findVisible(principal.orgId, id, visibility(principal));
     if (row === undefined) throw new NotFoundError(`No API key ${id}`, 'id');

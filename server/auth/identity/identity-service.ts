@@ -60,6 +60,16 @@ export class IdentityService {
     return organization;
   }
 
+  listOrganizations(): Organization[] {
+    return this.organizations.all();
+  }
+
+  /** The users of one organization, or of all of them (null). */
+  listUsers(orgId: string | null): User[] {
+    if (orgId !== null) this.requireOrganization(orgId);
+    return this.users.list(orgId);
+  }
+
   createUser(input: NewUser, now: Date): User {
     this.requireOrganization(input.orgId);
     const user: User = {

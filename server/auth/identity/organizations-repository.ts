@@ -16,6 +16,7 @@ export class OrganizationsRepository {
   readonly #insert;
   readonly #byId;
   readonly #count;
+  readonly #all;
 
   constructor(db: Db) {
     this.#insert = db.prepare<Organization>(
@@ -24,6 +25,7 @@ export class OrganizationsRepository {
     );
     this.#byId = db.prepare<[string], Organization>('SELECT * FROM organizations WHERE id = ?');
     this.#count = db.prepare<[], number>('SELECT count(*) FROM organizations').pluck();
+    this.#all = db.prepare<[], Organization>('SELECT * FROM organizations ORDER BY created_at, id');
   }
 
   insert(organization: Organization): void {
@@ -32,6 +34,10 @@ export class OrganizationsRepository {
 
   findById(id: string): Organization | undefined {
     return this.#byId.get(id);
+  }
+
+  all(): Organization[] {
+    return this.#all.all();
   }
 
   count(): number {

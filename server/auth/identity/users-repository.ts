@@ -15,6 +15,7 @@ export class UsersRepository {
   readonly #insert;
   readonly #byEmail;
   readonly #setRole;
+  readonly #list;
 
   constructor(db: Db) {
     this.#insert = db.prepare<User>(
@@ -23,6 +24,9 @@ export class UsersRepository {
     );
     this.#byEmail = db.prepare<[string, string], User>('SELECT * FROM users WHERE org_id = ? AND email = ?');
     this.#setRole = db.prepare<[Role, string, string]>('UPDATE users SET role = ? WHERE org_id = ? AND id = ?');
+    this.#list = db.prepare<{ org_id: string | null }, User>(
+      'SELECT * FROM users WHERE @org_id IS NULL OR org_id = @org_id ORDER BY org_id, created_at, id',
+    );
   }
 
   insert(user: User): void {
@@ -31,6 +35,11 @@ export class UsersRepository {
 
   findByEmail(orgId: string, email: string): User | undefined {
     return this.#byEmail.get(orgId, email);
+  }
+
+  /** The users of one organization, or of all of them (null). */
+  list(orgId: string | null): User[] {
+    return this.#list.all({ org_id: orgId });
   }
 
   setRole(orgId: string, userId: string, role: Role): boolean {

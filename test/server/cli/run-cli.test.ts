@@ -28,7 +28,7 @@ t.test('orgs, users and keys', async (t) => {
   t.equal(org.stdout.length, 1);
   const orgId = org.stdout[0]!;
   t.match(orgId, /^org_[0-9A-Za-z]{20,}$/);
-  t.same(org.stderr, []);
+  t.same(org.stderr, [`dbmon: state directory ${stateDir}`], 'names the state directory, nothing else');
   t.match(row(stateDir, 'SELECT * FROM organizations WHERE id = ?', orgId), { name: 'Acme Corp', slug: 'acme-corp', plan: 'pro', custom_hourly_limit: null });
 
   const defaultPlan = await cli(['orgs', 'create', '--name', 'Free One', '--hourly-limit', '250', ...dir]);
@@ -72,7 +72,7 @@ t.test('orgs, users and keys', async (t) => {
   );
   t.equal(sak.code, 0, sak.stderr.join('\n'));
   t.equal(sak.stdout.length, 1, 'one line');
-  t.same(sak.stderr, []);
+  t.same(sak.stderr, [`dbmon: state directory ${stateDir}`]);
   const serviceKey = sak.stdout[0]!;
   t.match(serviceKey, /^dbm_sak_[0-9A-Za-z]{38}$/, 'only the key value');
   const sakRow = row<{ id: string; expires_at: string; permission: string; kind: string; scopes: string }>(
@@ -222,7 +222,7 @@ t.test('the compiled binary', async (t) => {
   const env = { PATH: process.env.PATH ?? '' };
   const created = await run(process.execPath, [cliPath, 'orgs', 'create', '--name', 'spawned', '--plan', 'enterprise', '--state-dir', stateDir], { env });
   t.match(created.stdout, /^org_[0-9A-Za-z]{20,}\n$/, 'prints the id and a newline');
-  t.equal(created.stderr, '');
+  t.equal(created.stderr, `dbmon: state directory ${stateDir}\n`);
   const orgId = created.stdout.trim();
   t.equal(row<{ plan: string }>(stateDir, 'SELECT plan FROM organizations WHERE id = ?', orgId).plan, 'enterprise');
 

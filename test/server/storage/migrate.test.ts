@@ -85,7 +85,7 @@ t.test('the CLI and the server stop on a newer database; dbmon migrate reports i
   newer.close();
   const refused = await cliOnState(['orgs', 'create', '--name', 'x']);
   t.equal(refused.code, 65);
-  t.same(refused.stderr, [`dbmon: database schema version ${knownVersion + 5} is newer than this dbmon (knows up to ${knownVersion}); upgrade dbmon or restore a backup`]);
+  t.same(refused.stderr, [`dbmon: state directory ${stateDir}`, `dbmon: database schema version ${knownVersion + 5} is newer than this dbmon (knows up to ${knownVersion}); upgrade dbmon or restore a backup`]);
 
   const server = spawnServer(t, { DBMON_STATE_DIR: stateDir });
   await t.rejects(server, /server exited early \(65\): dbmon: database schema version \d+ is newer than this dbmon/, 'the server exits 65 with one line');

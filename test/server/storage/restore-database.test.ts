@@ -78,7 +78,10 @@ t.test('restore refuses bad backups and changes nothing', async (t) => {
   const { stateDir, backup } = await prepared(t, ['live']);
   const dir = tempDir(t, 'dbmon-restore-bad-');
   const check = (file: string, error: { name: string; message: RegExp }, message: RegExp) => {
-    t.throws(() => restoreDatabase(file, stateDir, 'dbmon.db', knownVersion), error, message.source);
+    const thrown = t.throws(() => restoreDatabase(file, stateDir, 'dbmon.db', knownVersion), error, message.source);
+    if (error.name === 'InvalidBackupError') {
+      t.ok((thrown as Error).message.startsWith(`${file}: `), `the error names the user's file, not the temporary copy: ${(thrown as Error).message}`);
+    }
     t.same(orgNames(join(stateDir, 'dbmon.db')), ['live'], 'the live database is untouched');
     t.notOk(existsSync(join(stateDir, 'dbmon.db.before-restore')));
     t.notOk(existsSync(join(stateDir, 'dbmon.db.restoring')), 'no leftovers');
