@@ -57,7 +57,7 @@ const serverSchema = z
     timeout_seconds: seconds(1, 300, 15),
     assignments_refresh_seconds: seconds(1, 3600, 60),
     /** Accept a plain http:// URL to another host: the agent key and collected data then cross the network in clear text. */
-    allow_insecure_http: z.boolean().default(false),
+    allow_insecure_http: z.boolean({ error: 'must be true or false' }).default(false),
   })
   .superRefine((server, context) => {
     if (server.allow_insecure_http || !isPlainHttpToAnotherHost(server.url)) return;
