@@ -6,6 +6,9 @@ import { loadAgentConfig, parseAgentArgs } from '../../agent/config.js';
 import { ConfigError } from '../../common/config-loader.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
+// The validate test starts the TypeScript entry five times, which takes minutes on a loaded machine.
+t.setTimeout(300_000);
+
 const minimal = { DBMON_AGENT_SERVER_URL: 'http://127.0.0.1:7117', DBMON_AGENT_KEY: 'env-key' };
 
 function write(dir: string, name: string, text: string): string {
