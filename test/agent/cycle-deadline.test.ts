@@ -8,6 +8,7 @@ import { postgresCollectors } from '../../agent/collectors/postgres/postgres-col
 import type { DatabaseCollection } from '../../agent/database-collection.js';
 import { HttpTransport } from '../../agent/http-transport.js';
 import type { Snapshot } from '../../agent/snapshot.js';
+import type { ConnectionSettings } from '../../agent/sources/connection-settings.js';
 import { MysqlSource } from '../../agent/sources/mysql-source.js';
 import { PostgresSource } from '../../agent/sources/postgres-source.js';
 import { startAgent } from '../../agent/start-agent.js';
@@ -24,69 +25,74 @@ const deadlineMs = 1000;
 /** Far beyond the deadline: only the agent's own cancel can end the hanging statement in time. */
 const sourceOptions = { statementTimeoutMs: 60_000, connectTimeoutMs: 5000 };
 
-interface Engine<S extends Pingable & { close(): Promise<void> }> {
-  type: Assignment['type'];
-  createDatabase: typeof createThrowawayPostgresDatabase | typeof createThrowawayMysqlDatabase;
-  source: (database: Awaited<ReturnType<Engine<S>['createDatabase']>>) => S;
-  collectors: readonly Collector<S>[];
-  /** A statement of the agent's that hangs far longer than the deadline. */
-  hang: string;
-  /** How many of the agent's hanging statements the server is still running. */
-  stillRunning: (database: Awaited<ReturnType<Engine<S>['createDatabase']>>) => Promise<number>;
+/** Runs a statement that hangs far longer than the deadline, after the engine's own collectors. */
+function hanging<S extends { query(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<unknown> }>(sql: string): Collector<S> {
+  return {
+    name: 'hanging',
+    collect: async (source, { signal }) => {
+      await source.query(sql, [], signal);
+      return {};
+    },
+  };
 }
 
-const postgres: Engine<PostgresSource> = {
-  type: 'postgresql',
-  createDatabase: createThrowawayPostgresDatabase,
-  source: (database) => new PostgresSource(database.settings, sourceOptions),
-  collectors: postgresCollectors,
-  hang: 'SELECT pg_sleep(30) AS hanging_statement',
-  stillRunning: async (database) =>
-    Number(
-      (
-        await (database as Awaited<ReturnType<typeof createThrowawayPostgresDatabase>>).admin(
-          "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%hanging_statement%' AND pid <> pg_backend_pid()",
-          [database.name],
-        )
-      ).rows[0].n,
-    ),
-};
+interface HangingDatabase {
+  settings: ConnectionSettings;
+  /** The agent's source on it, its engine's collectors and then the hanging one. */
+  collection(): { source: Pingable & { close(): Promise<void> }; runner: CollectionRunner<Pingable> };
+  /** How many of the agent's hanging statements the server still runs. */
+  stillRunning(): Promise<number>;
+  drop(): Promise<void>;
+}
 
-const mariadb: Engine<MysqlSource> = {
-  type: 'mariadb',
-  createDatabase: createThrowawayMysqlDatabase,
-  source: (database) => new MysqlSource(database.settings, sourceOptions),
-  collectors: mysqlCollectors,
-  hang: 'SELECT SLEEP(30) AS hanging_statement',
-  stillRunning: async (database) =>
-    Number(
-      (
-        await (database as Awaited<ReturnType<typeof createThrowawayMysqlDatabase>>).admin(
-          "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%hanging\\_statement%' AND ID <> CONNECTION_ID()",
-        )
-      )[0]!.n,
-    ),
-};
+const engines: { type: Assignment['type']; open: () => Promise<HangingDatabase> }[] = [
+  {
+    type: 'postgresql',
+    async open() {
+      const database = await createThrowawayPostgresDatabase();
+      const running = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%hanging_statement%' AND pid <> pg_backend_pid()";
+      return {
+        settings: database.settings,
+        collection: () => {
+          const source = new PostgresSource(database.settings, sourceOptions);
+          const collectors = [...postgresCollectors, hanging<PostgresSource>('SELECT pg_sleep(30) AS hanging_statement')];
+          return { source, runner: new CollectionRunner({ source, collectors, logger: captureLogger().logger }) as CollectionRunner<Pingable> };
+        },
+        stillRunning: async () => Number((await database.admin(running, [database.name])).rows[0].n),
+        drop: () => database.drop(),
+      };
+    },
+  },
+  {
+    type: 'mariadb',
+    async open() {
+      const database = await createThrowawayMysqlDatabase();
+      const running = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%hanging\\_statement%' AND ID <> CONNECTION_ID()";
+      return {
+        settings: database.settings,
+        collection: () => {
+          const source = new MysqlSource(database.settings, sourceOptions);
+          const collectors = [...mysqlCollectors, hanging<MysqlSource>('SELECT SLEEP(30) AS hanging_statement')];
+          return { source, runner: new CollectionRunner({ source, collectors, logger: captureLogger().logger }) as CollectionRunner<Pingable> };
+        },
+        stillRunning: async () => Number((await database.admin(running))[0]!.n),
+        drop: () => database.drop(),
+      };
+    },
+  },
+];
 
-for (const engine of [postgres, mariadb] as Engine<PostgresSource | MysqlSource>[]) {
+for (const engine of engines) {
   t.test(`${engine.type}: a hanging statement ends the cycle at the scheduler's deadline, is cancelled and counted; the next cycle runs`, async (t) => {
-    const database = await engine.createDatabase();
+    const database = await engine.open();
     t.teardown(() => database.drop());
     const dir = tempDir(t);
     const receiver = await startBatchReceiver({ dbFile: join(dir, 'received.db') });
     t.teardown(receiver.close);
 
     const snapshots: Snapshot[] = [];
-    const hanging: Collector<PostgresSource | MysqlSource> = {
-      name: 'hanging',
-      collect: async (source, { signal }) => {
-        await source.query(engine.hang, [], signal);
-        return {};
-      },
-    };
     const createCollection = (): DatabaseCollection => {
-      const source = engine.source(database);
-      const runner = new CollectionRunner({ source, collectors: [...engine.collectors, hanging], logger: captureLogger().logger });
+      const { source, runner } = database.collection();
       return {
         collect: async (now, signal) => {
           const snapshot = await runner.collect(now, signal);
@@ -116,7 +122,7 @@ for (const engine of [postgres, mariadb] as Engine<PostgresSource | MysqlSource>
     t.equal(first.timeouts, 1, 'the cycle is counted as a timeout');
     t.equal(first.failures, 0);
     t.ok(first.lastDurationMs! >= deadlineMs - 50 && first.lastDurationMs! < deadlineMs + 1000, `ended at the deadline (${first.lastDurationMs} ms)`);
-    await waitUntil('the hanging statement to be cancelled on the server', async () => (await engine.stillRunning(database)) === 0, 2000);
+    await waitUntil('the hanging statement to be cancelled on the server', async () => (await database.stillRunning()) === 0, 2000);
 
     const [snapshot] = snapshots;
     t.equal(snapshot?.reachable, true);
