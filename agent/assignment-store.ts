@@ -1,5 +1,5 @@
 import { hkdfSync } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { SecretBox } from '../common/secret-box.js';
@@ -11,7 +11,8 @@ const associatedData = 'dbmon-agent assignments';
  * The last assignments the server sent, kept on disk so that an agent restarted while the server
  * is down goes on collecting them. They hold database passwords, so the file is sealed with
  * AES-256-GCM under a key derived (HKDF-SHA256) from the agent key: whoever can open it could
- * fetch the same assignments from the server. Written whole (temporary file, fsync, rename), 0600.
+ * fetch the same assignments from the server. Written whole (temporary file, fsync, rename), 0600;
+ * the temporary file is always created anew (O_EXCL), so a link planted at its path is never followed.
  */
 export class AssignmentStore {
   readonly #box: SecretBox;
@@ -58,7 +59,8 @@ export class AssignmentStore {
     const json = JSON.stringify(assignments);
     if (json === this.#saved) return;
     const temporary = `${this.file}.tmp`;
-    const fd = openSync(temporary, 'w', 0o600);
+    removeLeftover(temporary);
+    const fd = openSync(temporary, 'wx', 0o600);
     try {
       writeSync(fd, this.#box.seal(json, associatedData));
       fsyncSync(fd);
@@ -79,5 +81,14 @@ export class AssignmentStore {
   private ignore(reason: string): undefined {
     this.logger.warn({ file: this.file, reason }, 'ignoring the saved assignments');
     return undefined;
+  }
+}
+
+/** A temporary file left by a crash (or anything planted there): unlink removes a link itself, never its target. */
+function removeLeftover(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

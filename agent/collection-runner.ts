@@ -8,8 +8,6 @@ export interface CollectionRunnerOptions<Source extends Pingable> {
   source: Source;
   collectors: readonly Collector<Source>[];
   logger: Logger;
-  /** Deadline of one whole cycle, every collector included. */
-  timeoutMs: number;
 }
 
 /** The server refuses longer error texts (and with them the whole batch). */
@@ -29,13 +27,13 @@ export class CollectionRunner<Source extends Pingable> {
 
   constructor(private readonly options: CollectionRunnerOptions<Source>) {}
 
-  async collect(now: Date = new Date()): Promise<Snapshot> {
-    const { source, collectors, logger, timeoutMs } = this.options;
-    const signal = AbortSignal.timeout(timeoutMs);
-    const describe = (error: unknown): string =>
-      signal.aborted && error === signal.reason
-        ? `collection deadline of ${timeoutMs} ms exceeded`
-        : (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+  /**
+   * One cycle. `signal` is the cycle's deadline (the scheduler's): once it aborts, the statement
+   * running is cancelled and the collectors not yet run are recorded as failed with its reason.
+   */
+  async collect(now: Date = new Date(), signal: AbortSignal = new AbortController().signal): Promise<Snapshot> {
+    const { source, collectors, logger } = this.options;
+    const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
     try {
       // A connection that broke since the last cycle fails the first ping and is dropped;
       // the second ping opens a fresh one.

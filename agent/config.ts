@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
+import { isLoopbackHost } from '../common/is-loopback-host.js';
 import { databaseTypeSchema, type Assignment } from './assignment.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -48,13 +49,26 @@ const localDatabaseSchema = z.strictObject({
   }),
 });
 
-const serverSchema = z.strictObject({
-  url: serverUrl,
-  agent_key: agentKey,
-  /** Deadline of one request to the server. */
-  timeout_seconds: seconds(1, 300, 15),
-  assignments_refresh_seconds: seconds(1, 3600, 60),
-});
+const serverSchema = z
+  .strictObject({
+    url: serverUrl,
+    agent_key: agentKey,
+    /** Deadline of one request to the server. */
+    timeout_seconds: seconds(1, 300, 15),
+    assignments_refresh_seconds: seconds(1, 3600, 60),
+    /** Accept a plain http:// URL to another host: the agent key and collected data then cross the network in clear text. */
+    allow_insecure_http: z.boolean({ error: 'must be true or false' }).default(false),
+  })
+  .superRefine((server, context) => {
+    if (server.allow_insecure_http || !isPlainHttpToAnotherHost(server.url)) return;
+    context.addIssue({
+      code: 'custom',
+      path: ['url'],
+      message:
+        'plain http:// is refused except to loopback (the agent key would cross the network in clear text); ' +
+        'use https://, or set server.allow_insecure_http: true (DBMON_AGENT_ALLOW_INSECURE_HTTP=true)',
+    });
+  });
 
 const agentConfigSchema = z.strictObject({
   // Parsed even when absent, so a missing url or key is reported by its own name.
@@ -89,6 +103,7 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'server.agent_key', env: 'DBMON_AGENT_KEY', secret: true },
   { path: 'server.timeout_seconds', env: 'DBMON_AGENT_SERVER_TIMEOUT_SECONDS' },
   { path: 'server.assignments_refresh_seconds', env: 'DBMON_AGENT_ASSIGNMENTS_REFRESH_SECONDS' },
+  { path: 'server.allow_insecure_http', env: 'DBMON_AGENT_ALLOW_INSECURE_HTTP' },
   { path: 'state_dir', env: 'DBMON_AGENT_STATE_DIR', flag: 'state-dir' },
   { path: 'spool.max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
   { path: 'delivery.backoff_initial_seconds', env: 'DBMON_AGENT_BACKOFF_INITIAL_SECONDS' },
@@ -119,6 +134,11 @@ export function loadAgentConfig(flags: Record<string, string | undefined>, env: 
     state_dir: resolve(config.state_dir),
     databases: Object.freeze(config.databases.map(localAssignment)),
   });
+}
+
+function isPlainHttpToAnotherHost(serverUrl: string): boolean {
+  const url = new URL(serverUrl);
+  return url.protocol === 'http:' && !isLoopbackHost(url.hostname);
 }
 
 /** A systemd credential stands in for DBMON_AGENT_KEY_FILE unless the key is set in the environment. */

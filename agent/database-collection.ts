@@ -12,13 +12,14 @@ import { PostgresSource } from './sources/postgres-source.js';
 
 /** Everything needed to collect one assigned database: its connection and its runner. */
 export interface DatabaseCollection {
-  collect(now: Date): Promise<Snapshot>;
+  /** One cycle, ended by `signal` (the scheduler's deadline). */
+  collect(now: Date, signal: AbortSignal): Promise<Snapshot>;
   close(): Promise<void>;
 }
 
 export interface DatabaseCollectionOptions {
   logger: Logger;
-  /** Deadline of one cycle; also the engine-side statement timeout. */
+  /** The cycle's deadline: the engine-side statement timeout, a backstop should a cancel not reach the engine. */
   timeoutMs: number;
   /** Where procfs is mounted, for the host collector. */
   procRoot: string;
@@ -34,13 +35,13 @@ export function createDatabaseCollection(assignment: Assignment, options: Databa
   if (assignment.type === 'postgresql') {
     const source = new PostgresSource(assignment.connection, sourceOptions);
     const collectors: Collector<PostgresSource>[] = [...postgresCollectors, host];
-    return wrap(new CollectionRunner({ source, collectors, logger, timeoutMs }), source);
+    return wrap(new CollectionRunner({ source, collectors, logger }), source);
   }
   const source = new MysqlSource(assignment.connection, sourceOptions);
   const collectors: Collector<MysqlSource>[] = [...mysqlCollectors, host];
-  return wrap(new CollectionRunner({ source, collectors, logger, timeoutMs }), source);
+  return wrap(new CollectionRunner({ source, collectors, logger }), source);
 }
 
-function wrap(runner: { collect(now: Date): Promise<Snapshot> }, source: { close(): Promise<void> }): DatabaseCollection {
-  return { collect: (now) => runner.collect(now), close: () => source.close() };
+function wrap(runner: Pick<DatabaseCollection, 'collect'>, source: { close(): Promise<void> }): DatabaseCollection {
+  return { collect: (now, signal) => runner.collect(now, signal), close: () => source.close() };
 }

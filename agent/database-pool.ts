@@ -22,7 +22,7 @@ export type CreateCollection = (assignment: Assignment, timeoutMs: number) => Da
 export interface DatabasePoolOptions {
   createCollection: CreateCollection;
   logger: Logger;
-  /** A cycle's deadline for a given interval; the scheduler aborts at the same moment. */
+  /** A cycle's deadline for a given interval, as the scheduler sets it: the engine-side statement timeout. */
   deadlineMs: (intervalMs: number) => number;
 }
 
@@ -71,13 +71,13 @@ export class DatabasePool {
     }));
   }
 
-  /** One cycle of one database; undefined when the database was unassigned or changed meanwhile. */
-  async collect(databaseId: string, now: Date): Promise<Snapshot | undefined> {
+  /** One cycle of one database, ended by `signal`; undefined when the database was unassigned or changed meanwhile. */
+  async collect(databaseId: string, now: Date, signal: AbortSignal): Promise<Snapshot | undefined> {
     const slot = this.#slots.get(databaseId);
     if (slot === undefined || slot.busy) return undefined;
     slot.busy = true;
     try {
-      const snapshot = await slot.collection.collect(now);
+      const snapshot = await slot.collection.collect(now, signal);
       return slot.retired ? undefined : snapshot;
     } finally {
       slot.busy = false;

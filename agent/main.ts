@@ -130,6 +130,12 @@ function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAg
     capMs: config.delivery.backoff_max_seconds * 1000,
   };
   logger.info({ server: config.server.url, stateDir, version: packageVersion(), localDatabases: config.databases.length }, 'dbmon agent starting');
+  if (config.server.allow_insecure_http) {
+    logger.warn(
+      { setting: 'server.allow_insecure_http', server: config.server.url },
+      'a weakened default is in force: a plain http:// server URL is accepted, so the agent key and collected data may cross the network unencrypted',
+    );
+  }
   return startAgent({
     transport,
     assignments: transport,

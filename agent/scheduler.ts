@@ -150,7 +150,7 @@ export class Scheduler<J extends ScheduledJob> {
   }
 
   #start(entry: Entry<J>): void {
-    const deadlineMs = Math.min(entry.job.intervalMs * 0.8, this.#options.maxDeadlineMs);
+    const deadlineMs = cycleDeadlineMs(entry.job.intervalMs, this.#options.maxDeadlineMs);
     const startedMs = this.#options.nowMs();
     entry.stats.runs += 1;
     entry.stats.running = true;
@@ -171,21 +171,29 @@ export class Scheduler<J extends ScheduledJob> {
     const deadline = new AbortController();
     const { signal } = deadline;
     const timer = setTimeout(() => deadline.abort(new DeadlineExceededError(deadlineMs)), deadlineMs);
+    let failure: unknown;
     try {
       await this.#options.runCycle(job, signal);
     } catch (error) {
-      if (signal.aborted) {
-        stats.timeouts += 1;
-        this.#options.logger.warn({ job: job.id, deadlineMs }, 'cycle exceeded its deadline');
-      } else {
-        stats.failures += 1;
-        const message = error instanceof Error ? error.message : String(error);
-        this.#options.logger.warn({ job: job.id, error: message }, 'cycle failed');
-      }
+      failure = error ?? new Error('cycle failed');
     } finally {
       clearTimeout(timer);
     }
+    // A cycle that honoured its deadline may still end normally (with what it collected in time).
+    if (signal.aborted) {
+      stats.timeouts += 1;
+      this.#options.logger.warn({ job: job.id, deadlineMs }, 'cycle exceeded its deadline');
+    } else if (failure !== undefined) {
+      stats.failures += 1;
+      const message = failure instanceof Error ? failure.message : String(failure);
+      this.#options.logger.warn({ job: job.id, error: message }, 'cycle failed');
+    }
   }
+}
+
+/** The deadline of one cycle: 80% of its interval, and never more than `maxDeadlineMs`. */
+export function cycleDeadlineMs(intervalMs: number, maxDeadlineMs: number): number {
+  return Math.min(intervalMs * 0.8, maxDeadlineMs);
 }
 
 /** The reason a cycle's signal aborts with when its deadline passes. */

@@ -7,7 +7,7 @@ import { createDatabaseCollection } from './database-collection.js';
 import { DatabasePool, type CreateCollection, type DatabaseJob } from './database-pool.js';
 import { Pusher, type PusherStats } from './pusher.js';
 import { JobRunner, type JobSource } from './job-runner.js';
-import { Scheduler, type JobStats } from './scheduler.js';
+import { cycleDeadlineMs, Scheduler, type JobStats } from './scheduler.js';
 import { openSpool, type SendLimits, type SpoolStats } from './spool.js';
 import type { Transport } from './transport.js';
 
@@ -64,7 +64,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
   const { logger, transport, backoff, random } = options;
   const now = options.now ?? (() => new Date());
   const maxDeadlineMs = options.maxCycleDeadlineMs ?? 30_000;
-  const deadlineMs = (intervalMs: number): number => Math.min(intervalMs * 0.8, maxDeadlineMs);
+  const deadlineMs = (intervalMs: number): number => cycleDeadlineMs(intervalMs, maxDeadlineMs);
   const spool = openSpool(options.spoolPath, { maxSamples: options.maxSpoolSamples, now });
   const createCollection: CreateCollection =
     options.createCollection ??
@@ -86,8 +86,9 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
     now,
   });
 
-  const runCycle = async (job: DatabaseJob): Promise<void> => {
-    const snapshot = await pool.collect(job.id, now());
+  // The scheduler's signal is the cycle's one deadline; a cycle cut by it still spools what it collected in time.
+  const runCycle = async (job: DatabaseJob, signal: AbortSignal): Promise<void> => {
+    const snapshot = await pool.collect(job.id, now(), signal);
     if (snapshot === undefined) return;
     const { batchId, droppedSamples } = spool.append([{ database_id: job.id, snapshot }]);
     if (droppedSamples > 0) {

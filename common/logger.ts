@@ -1,22 +1,8 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { prettyLogStream } from './pretty-log-stream.js';
+import { redactSecrets } from './redact-secrets.js';
 
 export type { Logger } from 'pino';
-
-/** Paths that may carry secrets; pino replaces their values before anything is written. */
-const redactPaths = [
-  'password',
-  '*.password',
-  'connection.password',
-  'secret_key',
-  'token',
-  '*.token',
-  'key',
-  'api_key',
-  'authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-];
 
 /**
  * One logger per process; components take children of it. JSON lines to stdout (for journald and log
@@ -24,5 +10,15 @@ const redactPaths = [
  */
 export function createLogger(level: LevelWithSilent, destination?: DestinationStream): Logger {
   const out = destination ?? (process.stdout.isTTY ? prettyLogStream(process.stdout, { colors: process.stdout.hasColors() }) : undefined);
-  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { pid: process.pid } }, out);
+  return pino(
+    {
+      level,
+      base: { pid: process.pid },
+      // Secret fields of a record are replaced at any depth; errors are serialized on the way. pino writes
+      // child bindings as given, so they hold ids and names only.
+      formatters: { log: (record) => redactSecrets(record) as Record<string, unknown> },
+      serializers: { err: (error: unknown) => redactSecrets(error) },
+    },
+    out,
+  );
 }

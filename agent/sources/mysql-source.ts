@@ -48,7 +48,7 @@ export class MysqlSource implements Pingable {
       const [rows] = await abortable(
         connection.query({ sql: `${AGENT_MARKER} ${sql}`, values: [...params] }),
         signal,
-        discard,
+        () => this.#cancel(session, connection.threadId),
       );
       return rows as Row[];
     } catch (error) {
@@ -83,9 +83,9 @@ export class MysqlSource implements Pingable {
     return session;
   }
 
-  async #connect(onBroken: () => void): Promise<Opened> {
+  #connectionOptions(): mysql.ConnectionOptions {
     const { host, port, username, password, ssl } = this.settings;
-    const connection = await mysql.createConnection({
+    return {
       host,
       port,
       user: username,
@@ -93,7 +93,11 @@ export class MysqlSource implements Pingable {
       ...(ssl && { ssl: {} }),
       connectTimeout: this.options.connectTimeoutMs,
       connectAttributes: { program_name: AGENT_NAME },
-    });
+    };
+  }
+
+  async #connect(onBroken: () => void): Promise<Opened> {
+    const connection = await mysql.createConnection(this.#connectionOptions());
     // Without a listener, a server-side disconnect of an idle connection would crash the process.
     connection.on('error', onBroken);
     try {
@@ -114,6 +118,23 @@ export class MysqlSource implements Pingable {
     return flavor === 'mariadb'
       ? `SET SESSION max_statement_time = ${ms / 1000}`
       : `SET SESSION MAX_EXECUTION_TIME = ${ms}`;
+  }
+
+  /**
+   * On abort: the session's thread is killed from a connection of its own (closing the socket
+   * alone leaves a SLEEP() or a lock wait running on the server), and the session is dropped.
+   */
+  #cancel(session: Session, threadId: number): void {
+    this.#discard(session);
+    const kill = async (): Promise<void> => {
+      const killer = await mysql.createConnection(this.#connectionOptions());
+      try {
+        await killer.query(`${AGENT_MARKER} KILL ?`, [threadId]);
+      } finally {
+        killer.destroy();
+      }
+    };
+    kill().catch(() => undefined);
   }
 
   #discard(session: Session): void {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Pingable } from '../collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import { sendCancelRequest, type BackendKey } from './postgres-cancel-request.js';
 import type { Row } from './row.js';
 
 interface Session {
@@ -30,7 +31,7 @@ export class PostgresSource implements Pingable {
       const result = await abortable(
         session.client.query<Row>(`${AGENT_MARKER} ${sql}`, [...params]),
         signal,
-        discard,
+        () => this.#cancel(session),
       );
       return result.rows;
     } catch (error) {
@@ -71,6 +72,14 @@ export class PostgresSource implements Pingable {
     session.ready.catch(() => this.#discard(session));
     this.#session = session;
     return session;
+  }
+
+  /** On abort: the server cancels the running statement, and the session is dropped. */
+  #cancel(session: Session): void {
+    // pg keeps the session's BackendKeyData in these two fields, which its types do not declare.
+    const { processID, secretKey } = session.client as unknown as BackendKey;
+    sendCancelRequest(this.settings, { processID, secretKey }, this.options.connectTimeoutMs);
+    this.#discard(session);
   }
 
   #discard(session: Session): void {

@@ -35,18 +35,23 @@ for (const [network, prefix] of [
   nonPublic.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and IPv4-compatible ::a.b.c.d (deprecated, may reach an IPv4 host)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['fc00::', 7], // unique-local
   ['ff00::', 8], // multicast
   ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: reaches an IPv4 host through a relay
+  ['64:ff9b:1::', 48], // local-use NAT64: reaches IPv4 hosts of the local network
 ] as const) {
   nonPublic.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for an address on the public internet; IPv4-mapped and NAT64 IPv6 addresses are judged by their IPv4 part. */
+/**
+ * True for an address on the public internet. IPv4-mapped and well-known NAT64 (64:ff9b::/96) IPv6
+ * addresses are judged by their IPv4 part, so DNS64 networks reach public IPv4 hosts; other forms
+ * that reach IPv4 hosts (IPv4-compatible, 6to4, local-use NAT64) are refused whole.
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !nonPublic.check(address, 'ipv4');
@@ -78,6 +83,7 @@ export class DestinationGuard implements DestinationChecker {
     try {
       addresses = await this.resolve(host);
     } catch (error) {
+      if (!this.allowPrivateTargets) throw nameRefused(host);
       throw new DestinationRefusedError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
     }
     this.#vet(host, addresses.map((entry) => entry.address));
@@ -106,17 +112,23 @@ export class DestinationGuard implements DestinationChecker {
     );
   };
 
+  /** The refusal names only the host the caller gave, never what it resolved to. */
   #vet(host: string, addresses: readonly string[]): void {
-    if (addresses.length === 0) throw new DestinationRefusedError(`${host} resolves to no address`);
-    if (this.allowPrivateTargets) return;
-    const refused = addresses.find((address) => !isPublicAddress(address));
-    if (refused !== undefined) {
-      throw new DestinationRefusedError(
-        `${host} resolves to ${refused}, a loopback, link-local, private or otherwise non-public address; ` +
-          'set webhooks.allow_private_targets (DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS=true) to allow it',
-      );
+    if (this.allowPrivateTargets) {
+      if (addresses.length === 0) throw new DestinationRefusedError(`${host} resolves to no address`);
+      return;
     }
+    if (addresses.length > 0 && addresses.every(isPublicAddress)) return;
+    if (isIP(host) !== 0) throw new DestinationRefusedError(`${host} is a loopback, link-local, private or otherwise non-public address; ${allowHint}`);
+    throw nameRefused(host);
   }
+}
+
+const allowHint = 'webhooks.allow_private_targets (DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS=true) allows private destinations';
+
+/** One refusal for a name that does not resolve and one that resolves to a non-public address, so a caller cannot probe internal DNS. */
+function nameRefused(host: string): DestinationRefusedError {
+  return new DestinationRefusedError(`${host} is refused: a webhook host must resolve, and only to public addresses; ${allowHint}`);
 }
 
 /** The host of a URL without IPv6 brackets. */
@@ -130,7 +142,7 @@ function defaultResolve(hostname: string): Promise<LookupAddress[]> {
   });
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
+/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or well-known NAT64 (64:ff9b::/96) IPv6 address. */
 function embeddedIpv4(address: string): string | undefined {
   const groups = expandIpv6(address);
   if (groups === undefined) return undefined;

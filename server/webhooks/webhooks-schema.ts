@@ -22,8 +22,8 @@ const url = z
   .max(2048)
   .refine((text) => !URL.canParse(text) || (new URL(text).username === '' && new URL(text).password === ''), 'must not carry credentials')
   .describe(
-    'http or https. Refused when the host resolves to a loopback, link-local, private, unique-local, multicast or unspecified ' +
-      'address, unless the server runs with webhooks.allow_private_targets; checked again at every delivery, which connects to the checked address.',
+    'http or https. Refused when the host does not resolve or resolves to a loopback, link-local, private, unique-local, multicast or unspecified ' +
+      'address (also in IPv4-compatible, 6to4 or local-use NAT64 form; the refusal does not say which address), unless the server runs with webhooks.allow_private_targets; checked again at every delivery, which connects to the checked address.',
   );
 const description = z.string().trim().max(500);
 const eventTypeFilter = z

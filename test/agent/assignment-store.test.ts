@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Assignments } from '../../agent/assignment.js';
@@ -72,4 +72,37 @@ t.test('a file that cannot be read is ignored with a warning that quotes nothing
     t.notOk(log.text().includes(password));
     t.notOk(log.text().includes(agentKey));
   }
+});
+
+t.test('a symlink planted at the temporary path is never followed', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'assignments.sealed');
+  const victim = join(dir, 'victim');
+  writeFileSync(victim, 'untouched');
+  symlinkSync(victim, `${file}.tmp`);
+  new AssignmentStore(file, agentKey, captureLogger().logger).save(assignments);
+
+  t.equal(readFileSync(victim, 'utf8'), 'untouched', 'the link target is not written');
+  t.notOk(lstatSync(file).isSymbolicLink(), 'the sealed file is a file of its own');
+  t.equal(statSync(file).mode & 0o777, 0o600);
+  t.same(new AssignmentStore(file, agentKey, captureLogger().logger).load(), assignments);
+  t.notOk(existsSync(`${file}.tmp`), 'no temporary file is left');
+});
+
+t.test('a temporary file left by a crash is removed first, not reused with its mode', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'assignments.sealed');
+  writeFileSync(`${file}.tmp`, 'half-written', { mode: 0o644 });
+  new AssignmentStore(file, agentKey, captureLogger().logger).save(assignments);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'the leftover mode 0644 is not kept');
+  t.same(new AssignmentStore(file, agentKey, captureLogger().logger).load(), assignments);
+});
+
+t.test('a directory at the temporary path is neither removed nor written into', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'assignments.sealed');
+  mkdirSync(`${file}.tmp`);
+  t.throws(() => new AssignmentStore(file, agentKey, captureLogger().logger).save(assignments), { code: /EEXIST|EISDIR|EPERM/ });
+  t.notOk(existsSync(file), 'nothing was written');
+  t.ok(statSync(`${file}.tmp`).isDirectory());
 });

@@ -3,6 +3,7 @@ import t from 'tap';
 import { CollectionRunner } from '../../agent/collection-runner.js';
 import type { Collector, Pingable } from '../../agent/collector.js';
 import { postgresCollectors } from '../../agent/collectors/postgres/postgres-collectors.js';
+import { DeadlineExceededError } from '../../agent/scheduler.js';
 import { PostgresSource } from '../../agent/sources/postgres-source.js';
 import { createThrowawayPostgresDatabase } from '../helpers/throwaway-postgres-database.js';
 
@@ -19,7 +20,6 @@ t.test('a failing collector costs only its own part of the snapshot', async (t) 
   const runner = new CollectionRunner({
     source: reachable,
     logger,
-    timeoutMs: 1000,
     collectors: [
       fixed('version', { version: '15.2', counters: { a: 1 } }),
       { name: 'broken', collect: async () => Promise.reject(new Error('view is missing')) },
@@ -59,11 +59,12 @@ t.test('the cycle deadline stops a hanging collector and the cycle still answers
   const runner = new CollectionRunner({
     source: reachable,
     logger,
-    timeoutMs: 200,
     collectors: [fixed('first', { version: '1' }), hanging, fixed('late', { databaseSizeBytes: 1 })],
   });
+  const deadline = new AbortController();
+  setTimeout(() => deadline.abort(new DeadlineExceededError(200)), 200);
   const started = Date.now();
-  const snapshot = await runner.collect();
+  const snapshot = await runner.collect(new Date(), deadline.signal);
   t.ok(Date.now() - started < 1000, 'returned soon after the deadline');
   t.equal(snapshot.version, '1');
   t.same(
@@ -72,6 +73,7 @@ t.test('the cycle deadline stops a hanging collector and the cycle still answers
     'collectors after the deadline do not run',
   );
   t.match(snapshot.collectors[1]?.error, /deadline of 200 ms exceeded/);
+  t.match(snapshot.collectors[2]?.error, /deadline of 200 ms exceeded/, 'the reason is the deadline, for those not run too');
 });
 
 t.test('an unreachable database gives a snapshot that says so', async (t) => {
@@ -80,7 +82,7 @@ t.test('an unreachable database gives a snapshot that says so', async (t) => {
     sourceOptions,
   );
   t.teardown(() => source.close());
-  const runner = new CollectionRunner({ source, logger, timeoutMs: 5000, collectors: postgresCollectors });
+  const runner = new CollectionRunner({ source, logger, collectors: postgresCollectors });
   const snapshot = await runner.collect();
   t.equal(snapshot.reachable, false);
   t.match(snapshot.error, /ECONNREFUSED/);
@@ -95,7 +97,7 @@ t.test('the source reconnects by itself after its session was killed', async (t)
     await source.close();
     await database.drop();
   });
-  const runner = new CollectionRunner({ source, logger, timeoutMs: 5000, collectors: postgresCollectors });
+  const runner = new CollectionRunner({ source, logger, collectors: postgresCollectors });
   t.equal((await runner.collect()).reachable, true);
   const killed = await database.admin(
     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'dbmon'",

@@ -6,6 +6,9 @@ import { loadAgentConfig, parseAgentArgs } from '../../agent/config.js';
 import { ConfigError } from '../../common/config-loader.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
+// The validate test starts the TypeScript entry five times, which takes minutes on a loaded machine.
+t.setTimeout(300_000);
+
 const minimal = { DBMON_AGENT_SERVER_URL: 'http://127.0.0.1:7117', DBMON_AGENT_KEY: 'env-key' };
 
 function write(dir: string, name: string, text: string): string {
@@ -32,10 +35,10 @@ t.test('precedence: defaults < YAML < environment < flags', async (t) => {
   const yaml = write(
     dir,
     'agent.yaml',
-    ['server:', '  url: http://yaml:1/', '  agent_key: yaml-key', 'state_dir: /yaml', 'spool:', '  max_samples: 50', 'log:', '  level: warn'].join('\n'),
+    ['server:', '  url: https://yaml:1/', '  agent_key: yaml-key', 'state_dir: /yaml', 'spool:', '  max_samples: 50', 'log:', '  level: warn'].join('\n'),
   );
   const fromYaml = loadAgentConfig({ config: yaml }, {});
-  t.match(fromYaml, { server: { url: 'http://yaml:1', agent_key: 'yaml-key' }, state_dir: '/yaml', spool: { max_samples: 50 }, log: { level: 'warn' } });
+  t.match(fromYaml, { server: { url: 'https://yaml:1', agent_key: 'yaml-key' }, state_dir: '/yaml', spool: { max_samples: 50 }, log: { level: 'warn' } });
 
   const env = {
     DBMON_AGENT_CONFIG: yaml,
@@ -53,8 +56,8 @@ t.test('precedence: defaults < YAML < environment < flags', async (t) => {
     log: { level: 'debug' },
   }, 'DBMON_AGENT_CONFIG names the file; environment wins over it');
 
-  const flags = parseAgentArgs(['run', '--server-url', 'http://flag:3', '--state-dir', '/flag', '--log-level', 'error']).flags;
-  t.match(loadAgentConfig(flags, env), { server: { url: 'http://flag:3' }, state_dir: '/flag', log: { level: 'error' } }, 'flags win');
+  const flags = parseAgentArgs(['run', '--server-url', 'https://flag:3', '--state-dir', '/flag', '--log-level', 'error']).flags;
+  t.match(loadAgentConfig(flags, env), { server: { url: 'https://flag:3' }, state_dir: '/flag', log: { level: 'error' } }, 'flags win');
 });
 
 t.test('the agent key: YAML file, *_FILE, systemd credential, environment', async (t) => {
@@ -63,7 +66,7 @@ t.test('the agent key: YAML file, *_FILE, systemd credential, environment', asyn
   const credentials = join(dir, 'credentials');
   mkdirSync(credentials);
   write(credentials, 'agent-key', 'credential-key\n');
-  const url = { DBMON_AGENT_SERVER_URL: 'http://s' };
+  const url = { DBMON_AGENT_SERVER_URL: 'https://s' };
   const yaml = write(dir, 'agent.yaml', `server:\n  agent_key_file: ${keyFile}\n`);
 
   t.equal(loadAgentConfig({ config: yaml }, url).server.agent_key, 'file-key', 'agent_key_file in YAML');
@@ -142,7 +145,7 @@ t.test('a bad value names its key', async (t) => {
   const dir = tempDir(t);
   const cases: [Record<string, string>, Record<string, string | undefined>, string][] = [
     [{ DBMON_AGENT_KEY: 'k' }, {}, 'server.url'],
-    [{ DBMON_AGENT_SERVER_URL: 'http://s' }, {}, 'server.agent_key'],
+    [{ DBMON_AGENT_SERVER_URL: 'https://s' }, {}, 'server.agent_key'],
     [{ ...minimal, DBMON_AGENT_SERVER_URL: 'ftp://s' }, {}, 'server.url'],
     [minimal, { 'log-level': 'loud' }, 'log.level'],
     [{ ...minimal, DBMON_AGENT_SPOOL_MAX_SAMPLES: '0' }, {}, 'spool.max_samples'],
@@ -162,6 +165,25 @@ t.test('a bad value names its key', async (t) => {
   }
 });
 
+t.test('a plain http:// server URL is refused except to loopback, unless server.allow_insecure_http', async (t) => {
+  const dir = tempDir(t);
+  for (const url of ['http://dbmon.example.com:7117', 'http://10.0.0.5:7117', 'http://[2001:db8::5]:7117', 'http://127.0.0.1.example.com', 'http://localhost.example.com', 'http://agent.localhost']) {
+    t.throws(
+      () => loadAgentConfig({}, { ...minimal, DBMON_AGENT_SERVER_URL: url }),
+      { key: 'server.url', message: /server\.allow_insecure_http/ },
+      `${url} is refused, naming the key that allows it`,
+    );
+  }
+  for (const url of ['http://127.0.0.1:7117', 'http://127.8.9.10', 'http://localhost:7117', 'http://LOCALHOST', 'http://[::1]:7117', 'http://[::ffff:127.0.0.1]', 'https://dbmon.example.com']) {
+    t.equal(loadAgentConfig({}, { ...minimal, DBMON_AGENT_SERVER_URL: url }).server.allow_insecure_http, false, `${url} is accepted`);
+  }
+  const remote = { ...minimal, DBMON_AGENT_SERVER_URL: 'http://dbmon.example.com:7117' };
+  t.equal(loadAgentConfig({}, { ...remote, DBMON_AGENT_ALLOW_INSECURE_HTTP: 'true' }).server.allow_insecure_http, true, 'DBMON_AGENT_ALLOW_INSECURE_HTTP allows it');
+  const yaml = write(dir, 'insecure.yaml', 'server:\n  url: http://dbmon.example.com:7117\n  allow_insecure_http: true\n');
+  t.match(loadAgentConfig({ config: yaml }, { DBMON_AGENT_KEY: 'k' }).server, { url: 'http://dbmon.example.com:7117', allow_insecure_http: true }, 'so does the YAML key');
+  t.throws(() => loadAgentConfig({}, { ...remote, DBMON_AGENT_ALLOW_INSECURE_HTTP: 'maybe' }), { key: 'server.allow_insecure_http', message: /must be true or false/ });
+});
+
 t.test('dbmon-agent validate: one line and exit code 78 on a bad value, ok and 0 otherwise', async (t) => {
   const dir = tempDir(t);
   const loader = process.execArgv.find((arg) => arg.includes('@tapjs/typescript'));
@@ -179,13 +201,17 @@ t.test('dbmon-agent validate: one line and exit code 78 on a bad value, ok and 0
     return { status, stdout, stderr };
   };
   // In parallel: each start of the TypeScript entry takes seconds.
-  const badConfig = write(dir, 'bad.yaml', 'server:\n  url: http://s\n  agent_key: k\nlog:\n  level: loud\n');
-  const [bad, ok, usage, version] = await Promise.all([
+  const badConfig = write(dir, 'bad.yaml', 'server:\n  url: https://s\n  agent_key: k\nlog:\n  level: loud\n');
+  const [bad, ok, usage, version, insecure] = await Promise.all([
     run(['validate', '--config', badConfig], {}),
     run(['validate'], minimal),
     run(['--bogus'], minimal),
     run(['--version'], {}),
+    run(['run'], { ...minimal, DBMON_AGENT_SERVER_URL: 'http://dbmon.example.com:7117', DBMON_AGENT_STATE_DIR: join(dir, 'state') }),
   ]);
+  t.equal(insecure.status, 78, 'run refuses a plain-HTTP remote server');
+  t.match(insecure.stderr, /^dbmon-agent: invalid configuration: server\.url: .*server\.allow_insecure_http.*\n$/);
+  t.equal(insecure.stderr.split('\n').length, 2, 'in one line');
   t.equal(bad.status, 78);
   t.equal(bad.stdout, '');
   t.match(bad.stderr, /^dbmon-agent: invalid configuration: log\.level: .+\n$/);

@@ -19,7 +19,7 @@ function assignment(type: Assignment['type'], port: number, username: string): A
 t.test('a PostgreSQL assignment gets the PostgreSQL collectors and the host collector', async (t) => {
   const collection = createDatabaseCollection(assignment('postgresql', 5432, 'postgres'), options);
   t.teardown(() => collection.close());
-  const snapshot = await collection.collect(new Date());
+  const snapshot = await collection.collect(new Date(), AbortSignal.timeout(10_000));
   t.equal(snapshot.reachable, true, snapshot.error ?? 'reachable');
   t.match(snapshot.version, /^\d+/);
   const names = snapshot.collectors.map((collector) => collector.name);
@@ -30,7 +30,7 @@ t.test('a PostgreSQL assignment gets the PostgreSQL collectors and the host coll
 t.test('a MariaDB assignment gets the MySQL collectors', async (t) => {
   const collection = createDatabaseCollection(assignment('mariadb', 3306, 'root'), options);
   t.teardown(() => collection.close());
-  const snapshot = await collection.collect(new Date());
+  const snapshot = await collection.collect(new Date(), AbortSignal.timeout(10_000));
   t.equal(snapshot.reachable, true, snapshot.error ?? 'reachable');
   const names = snapshot.collectors.map((collector) => collector.name);
   t.ok(names.includes('mysql_global_status') && names.includes('host'), names.join(', '));
@@ -39,7 +39,7 @@ t.test('a MariaDB assignment gets the MySQL collectors', async (t) => {
 t.test('an unreachable database gives an unreachable snapshot, not an error', async (t) => {
   const collection = createDatabaseCollection(assignment('postgresql', await freePort(), 'postgres'), options);
   t.teardown(() => collection.close());
-  const snapshot = await collection.collect(new Date());
+  const snapshot = await collection.collect(new Date(), AbortSignal.timeout(10_000));
   t.equal(snapshot.reachable, false);
   t.ok(snapshot.error);
 });

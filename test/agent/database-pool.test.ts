@@ -56,8 +56,8 @@ t.test('one collection per database; kept, rebuilt or closed as assignments chan
   pool.update([assignment('db_a', {}, 5433)]);
   await new Promise((resolve) => setImmediate(resolve));
   t.equal(fakes.created[1]!.closed, true, 'an unassigned database is closed');
-  t.ok(await pool.collect('db_a', new Date()), 'collects');
-  t.equal(await pool.collect('db_b', new Date()), undefined, 'an unassigned database collects nothing');
+  t.ok(await pool.collect('db_a', new Date(), AbortSignal.timeout(10_000)), 'collects');
+  t.equal(await pool.collect('db_b', new Date(), AbortSignal.timeout(10_000)), undefined, 'an unassigned database collects nothing');
 });
 
 t.test('a collection replaced in mid-cycle is closed after the cycle, whose snapshot is discarded', async (t) => {
@@ -66,7 +66,7 @@ t.test('a collection replaced in mid-cycle is closed after the cycle, whose snap
   t.teardown(() => pool.close());
   pool.update([assignment('db_a')]);
   fakes.holdCycles(true);
-  const cycle = pool.collect('db_a', new Date());
+  const cycle = pool.collect('db_a', new Date(), AbortSignal.timeout(10_000));
   await new Promise((resolve) => setImmediate(resolve));
   pool.update([assignment('db_a', {}, 5499)]);
   t.equal(fakes.created[0]!.closed, false, 'not closed under a running cycle');

@@ -37,6 +37,7 @@ ${extra}`,
   const stored = () => receiver.storedSamples().filter((sample) => sample.database_id === 'db_localpg').length;
   await waitUntil('samples of the local database', async () => stored() >= 2, 90_000);
   t.notMatch(JSON.stringify(agent.lines), agentKey, 'the key is never logged');
+  t.notOk(agent.lines.some((line) => line.setting !== undefined), 'no weakened default is reported when none is set');
 
   const second = spawnAgent({ DBMON_AGENT_CONFIG: configFile });
   t.equal((await second.exited).code, 1, 'a second agent on the same state directory refuses to start');
@@ -60,4 +61,21 @@ ${extra}`,
   t.ok(agent.lines.some((line) => line.msg === 'stopped'));
   const keys = receiver.storedSamples().map((sample) => `${sample.database_id} ${sample.timestamp}`);
   t.equal(new Set(keys).size, keys.length, 'no sample stored twice across the reload');
+});
+
+t.test('dbmon-agent run with server.allow_insecure_http: one warning at start names the setting', async (t) => {
+  const dir = tempDir(t);
+  const agent = spawnAgent({
+    DBMON_AGENT_SERVER_URL: 'http://dbmon.invalid:7117',
+    DBMON_AGENT_ALLOW_INSECURE_HTTP: 'true',
+    DBMON_AGENT_KEY: agentKey,
+    DBMON_AGENT_STATE_DIR: join(dir, 'state'),
+  });
+  t.teardown(() => agent.child.kill('SIGKILL'));
+  await waitUntil('the agent to start', async () => agent.lines.some((line) => line.msg === 'agent started'), 60_000);
+  const warnings = agent.lines.filter((line) => line.setting === 'server.allow_insecure_http');
+  t.equal(warnings.length, 1, agent.stderr());
+  t.match(warnings[0], { level: 40, server: 'http://dbmon.invalid:7117', msg: /unencrypted/ });
+  agent.child.kill('SIGTERM');
+  t.match(await agent.exited, { code: 0 });
 });

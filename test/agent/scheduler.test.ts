@@ -150,6 +150,19 @@ t.test('timeouts and failures are counted apart', async (t) => {
   t.equal(stats.hanging!.failures, 0, 'a timeout is not a failure');
 });
 
+t.test('a cycle that honours its deadline and returns what it has is still counted as a timeout', async (t) => {
+  const scheduler = new Scheduler<ScheduledJob>({
+    logger,
+    random: () => 0,
+    // As the agent's collection does: on abort, the remaining work is given up and the cycle resolves.
+    runCycle: (_job, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+  });
+  t.teardown(() => scheduler.stop());
+  scheduler.update([{ id: 'partial', intervalMs: 100 }]);
+  await waitUntil('two timeouts', async () => scheduler.stats().partial!.timeouts >= 2, 5000);
+  t.equal(scheduler.stats().partial!.failures, 0);
+});
+
 t.test('a new job list adds, removes and re-times jobs without touching the others', async (t) => {
   const timers = new ManualTimers();
   const scheduler = manualScheduler(timers, () => 0.5);

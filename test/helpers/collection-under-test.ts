@@ -36,5 +36,5 @@ export function collectionRunner<S extends Pingable>(
   collectors: readonly Collector<S>[],
   logger = pino({ level: 'silent' }),
 ): CollectionRunner<S> {
-  return new CollectionRunner({ source, logger, timeoutMs: 10_000, collectors });
+  return new CollectionRunner({ source, logger, collectors });
 }

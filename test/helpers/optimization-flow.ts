@@ -51,7 +51,7 @@ export async function startOptimizationFlow<Source extends Pingable & { close():
   });
   const databaseId: string = created.body.id;
 
-  const collector = new CollectionRunner({ source: options.source, logger, timeoutMs: 20_000, collectors: options.collectors });
+  const collector = new CollectionRunner({ source: options.source, logger, collectors: options.collectors });
   let batches = 0;
   const collectAndPost = async (statements?: unknown[]): Promise<Snapshot> => {
     const snapshot = await collector.collect();

@@ -51,7 +51,7 @@ t.test('real PostgreSQL: extra sessions fire a connections.active rule, webhooks
   t.teardown(() => collection.close());
   let batch = 0;
   const cycle = async () => {
-    const snapshot = await collection.collect(server.clock.now);
+    const snapshot = await collection.collect(server.clock.now, AbortSignal.timeout(10_000));
     t.equal(snapshot.reachable, true, snapshot.error ?? 'reachable');
     const result = server.services.ingest.ingest(
       { kind: 'embedded' },

@@ -359,7 +359,7 @@ t.test('alert rules and alerts over HTTP', async (t) => {
         connectTimeoutMs: 2000,
       });
       t.teardown(() => source.close());
-      const runner = new CollectionRunner({ source, collectors: postgresCollectors, logger: pino({ level: 'silent' }), timeoutMs: 3000 });
+      const runner = new CollectionRunner({ source, collectors: postgresCollectors, logger: pino({ level: 'silent' }) });
       const collectAndStore = async () => {
         const snapshot = await runner.collect(server.clock.now);
         t.equal(snapshot.reachable, false);

@@ -17,6 +17,48 @@ t.test('which addresses are public', async (t) => {
   for (const address of allowed) t.ok(isPublicAddress(address), `${address} is public`);
 });
 
+t.test('IPv6 forms that carry or reach an IPv4 address are refused: IPv4-compatible, 6to4, local-use NAT64', async (t) => {
+  const refused = [
+    '::7f00:1', '::127.0.0.1', '::10.0.0.1', '::a9fe:a9fe', '::8.8.8.8', // IPv4-compatible ::/96, private or not
+    '2002:7f00:1::', '2002:c0a8:101::1', '2002:a9fe:a9fe::1', '2002:808:808::1', // 6to4 2002::/16
+    '64:ff9b:1::a00:1', '64:ff9b:1::7f00:1', '64:ff9b:1:ffff::1', '64:ff9b:1::808:808', // local-use NAT64 64:ff9b:1::/48
+    '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', // well-known NAT64 64:ff9b::/96 to a non-public IPv4 address
+  ];
+  for (const address of refused) t.notOk(isPublicAddress(address), `${address} is not public`);
+  const strict = new DestinationGuard(false, async () => [{ address: '2002:a9fe:a9fe::1', family: 6 }]);
+  for (const url of ['http://[::127.0.0.1]/', 'http://[::a9fe:a9fe]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b:1::a9fe:a9fe]/', 'https://six-to-four.example.com/']) {
+    await t.rejects(strict.check(new URL(url)), DestinationRefusedError, url);
+  }
+  t.ok(isPublicAddress('64:ff9b::808:808'), 'a well-known NAT64 address of a public IPv4 host stays allowed (DNS64 networks)');
+  t.ok(isPublicAddress('2003::1'), 'the neighbour of 2002::/16 is public');
+  t.ok(isPublicAddress('64:ff9b:2::1'), 'the neighbour of 64:ff9b:1::/48 is public');
+});
+
+t.test('a refusal never says what a host name resolves to, and a private name reads like a missing one', async (t) => {
+  const answers: Record<string, string[]> = { 'db.internal.example': ['10.20.30.40'], 'meta.internal.example': ['fd00::a9fe', '169.254.169.254'] };
+  const resolve = async (host: string): Promise<LookupAddress[]> => {
+    const addresses = answers[host];
+    if (addresses === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  const guard = new DestinationGuard(false, resolve);
+  const refusal = async (host: string) => {
+    const error = await guard.check(new URL(`https://${host}/`)).then(() => undefined, (caught: unknown) => caught);
+    t.type(error, DestinationRefusedError, host);
+    return (error as Error).message;
+  };
+  const privateName = await refusal('db.internal.example');
+  t.notMatch(privateName, /10\.20\.30\.40/, 'the resolved address is not named');
+  t.match(privateName, /db\.internal\.example/, 'the host the caller gave is named');
+  const twoAddresses = await refusal('meta.internal.example');
+  t.notMatch(twoAddresses, /fd00|169\.254/);
+  const missing = await refusal('missing.internal.example');
+  t.equal(privateName.replace('db.internal.example', 'HOST'), missing.replace('missing.internal.example', 'HOST'), 'same refusal for a private name and a missing one');
+  const atConnect = await new Promise<NodeJS.ErrnoException | null>((done) => guard.lookup('db.internal.example', { all: true }, (error) => done(error)));
+  t.type(atConnect, DestinationRefusedError);
+  t.notMatch(atConnect!.message, /10\.20\.30\.40/, 'nor at connect time');
+});
+
 t.test('check(): refuses names and literals that are not public, unless allowed', async (t) => {
   const answers: Record<string, string[]> = {
     'hooks.example.com': ['93.184.215.14'],
