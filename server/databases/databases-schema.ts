@@ -45,7 +45,13 @@ export const databaseUpdateBody = z
         port: port.optional(),
         database: identifier.optional(),
         username: identifier.optional(),
-        password: password.nullable().optional().describe('null clears the stored password'),
+        password: password
+          .nullable()
+          .optional()
+          .describe(
+            'null clears the stored password. Absent: the stored one is kept, unless this request changes where or as whom ' +
+              'the agent connects (type, host, port, database, username, ssl, agent_id): then it is cleared too',
+          ),
         ssl: z.boolean().optional(),
       })
       .optional(),
@@ -75,7 +81,9 @@ export const databaseRecord = z
       database: z.string(),
       username: z.string(),
       ssl: z.boolean(),
-      password_set: z.boolean(),
+      password_set: z
+        .boolean()
+        .describe('Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT)'),
     }),
     monitoring: z.object({ enabled: z.boolean(), interval_seconds: z.number().int() }),
   })

@@ -9,6 +9,11 @@ export function defaultPort(type: DatabaseType): number {
   return type === 'postgresql' ? 5432 : 3306;
 }
 
+/** Told, inside the update's transaction, that a database is now reached elsewhere or as someone else (optimizations: their work was of another database). */
+export interface ConnectionChangeListener {
+  databaseConnectionChanged(databaseId: string, now: Date): void;
+}
+
 /** Decides a database's status after its settings changed (AlertEvaluationService: the one place status is derived). */
 export interface DatabaseStatusReconciler {
   /** Runs in the update's transaction; writes the status and its event when it changed, and returns it. */
@@ -21,6 +26,7 @@ export class DatabasesService {
     private readonly agents: AgentsRepository,
     private readonly secrets: SecretBox,
     private readonly statuses: DatabaseStatusReconciler,
+    private readonly connectionChanges: ConnectionChangeListener,
     private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
@@ -56,14 +62,19 @@ export class DatabasesService {
     return row;
   }
 
-  /** Merges the given fields into the stored record; a null password clears it. */
+  /**
+   * Merges the given fields into the stored record; a null password clears it. A change of where or
+   * as whom the agent connects (type, host, port, database, username, ssl, agent) clears the stored
+   * password too, unless the same patch gives one: otherwise whoever may edit the record could send
+   * the password to a server of their own.
+   */
   update(orgId: string, id: string, patch: DatabaseUpdate, now: Date): DatabaseRow {
     const current = this.get(orgId, id);
     const type = patch.type ?? current.type;
     const keptDefaultPort = current.port === defaultPort(current.type) ? defaultPort(type) : current.port;
     const connection = patch.connection ?? {};
     const enabled = patch.monitoring?.enabled ?? current.monitoring_enabled === 1;
-    const next: DatabaseRow = {
+    const merged: DatabaseRow = {
       ...current,
       name: patch.name ?? current.name,
       type,
@@ -71,7 +82,6 @@ export class DatabasesService {
       port: connection.port ?? keptDefaultPort,
       database_name: connection.database ?? current.database_name,
       username: connection.username ?? current.username,
-      password_encrypted: this.nextPassword(current, connection.password),
       ssl: connection.ssl === undefined ? current.ssl : Number(connection.ssl),
       monitoring_enabled: Number(enabled),
       interval_seconds: patch.monitoring?.interval_seconds ?? current.interval_seconds,
@@ -80,8 +90,11 @@ export class DatabasesService {
       status: current.status,
       updated_at: now.toISOString(),
     };
+    const moved = connectsElsewhere(current, merged);
+    const next: DatabaseRow = { ...merged, password_encrypted: this.nextPassword(current, connection.password, moved) };
     return this.transaction(() => {
       this.write(() => this.databases.update(next), next.name);
+      if (moved) this.connectionChanges.databaseConnectionChanged(id, now);
       return { ...next, status: this.statuses.databaseUpdated(current, next, now) };
     });
   }
@@ -109,8 +122,8 @@ export class DatabasesService {
     return agentId;
   }
 
-  private nextPassword(current: DatabaseRow, password: string | null | undefined): Buffer | null {
-    if (password === undefined) return current.password_encrypted;
+  private nextPassword(current: DatabaseRow, password: string | null | undefined, moved: boolean): Buffer | null {
+    if (password === undefined) return moved ? null : current.password_encrypted;
     return password === null ? null : this.secrets.seal(password, current.id);
   }
 
@@ -124,4 +137,17 @@ export class DatabasesService {
       throw error;
     }
   }
+}
+
+/** True when the agent would connect somewhere else, or as someone else, than before. */
+function connectsElsewhere(current: DatabaseRow, next: DatabaseRow): boolean {
+  return (
+    next.type !== current.type ||
+    next.host !== current.host ||
+    next.port !== current.port ||
+    next.database_name !== current.database_name ||
+    next.username !== current.username ||
+    next.ssl !== current.ssl ||
+    next.agent_id !== current.agent_id
+  );
 }
