@@ -1,8 +1,5 @@
-import { join } from 'node:path';
 import t from 'tap';
-import { createLogger } from '../../../common/logger.js';
-import { startEmbeddedAgent } from '../../../server/agents/embedded-agent.js';
-import { createServerMetrics } from '../../../server/metrics-endpoint/create-server-metrics.js';
+import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';
 import { startFakePostgresServer } from '../../helpers/fake-postgres-server.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { waitUntil } from '../../helpers/wait-until.js';
@@ -36,16 +33,7 @@ t.test('a write key that points a database at its own server does not get the st
   t.equal(moved.body.connection.port, fake.port);
   t.equal(moved.body.connection.password_set, false, 'the answer says the password is gone');
 
-  const agent = startEmbeddedAgent({
-    services: server.services,
-    serverMetrics: createServerMetrics(server.services, () => new Date()),
-    spoolPath: join(server.stateDir, 'embedded-spool.db'),
-    maxSpoolSamples: 1000,
-    logger: createLogger('silent'),
-    now: () => new Date(),
-    random: () => 0,
-  });
-  t.teardown(() => agent.stop());
+  startTestEmbeddedAgent(t, server);
 
   const metricsPath = `/v1/databases/${created.body.id}/metrics`;
   await waitUntil(
