@@ -145,6 +145,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       db,
       samples,
       databaseRows,
+      (database, snapshot, at) => databases.lastErrorOf(database, snapshot, at),
       agentRows,
       retention.raw - 86_400_000,
       {

@@ -158,10 +158,10 @@ export function clearedPastMargin(rule: Pick<RuleSpec, 'operator' | 'threshold' 
 }
 
 /** The text of an alert: what the rule watches, what it saw and what it expects. */
-export function alertMessage(rule: RuleSpec, value: number | null): string {
+export function alertMessage(rule: RuleSpec, value: number | null, cause?: string): string {
   const seen = value === null ? 'unknown' : String(Math.round(value * 100) / 100);
   const hold = rule.duration_seconds > 0 ? ` for ${rule.duration_seconds} s` : '';
-  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${rule.threshold}${hold})`;
+  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${rule.threshold}${hold})${cause === undefined ? '' : `; ${cause}`}`;
 }
 
 function seriesOf(metric: string, input: EvaluationInput): Series | undefined {

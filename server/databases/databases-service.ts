@@ -2,7 +2,8 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js'
 import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
 import type { SecretBox } from '../../common/secret-box.js';
-import type { DatabaseRow, DatabasesRepository } from './databases-repository.js';
+import type { DatabaseRow, DatabasesRepository, LastError } from './databases-repository.js';
+import { redactSecrets } from './redact-secrets.js';
 import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
 
 export function defaultPort(type: DatabaseType): number {
@@ -51,6 +52,9 @@ export class DatabasesService {
       status: input.monitoring.enabled ? 'pending' : 'paused',
       created_at: at,
       updated_at: at,
+      last_error_code: null,
+      last_error_message: null,
+      last_error_at: null,
     };
     this.write(() => this.databases.insert(row), input.name);
     return row;
@@ -112,6 +116,22 @@ export class DatabasesService {
       username: row.username,
       password: row.password_encrypted === null ? null : this.secrets.open(row.password_encrypted, row.id),
       ssl: row.ssl === 1,
+    };
+  }
+
+  /**
+   * The last error a collection leaves on the database: null when it reached the database;
+   * otherwise the agent's code and message, with the stored password and anything else
+   * password-like masked, as of `at`.
+   */
+  lastErrorOf(row: DatabaseRow, collection: { reachable: boolean; error?: string | undefined; error_code?: string | undefined }, at: string): LastError | null {
+    if (collection.reachable) return null;
+    const password = row.password_encrypted === null ? null : this.secrets.open(row.password_encrypted, row.id);
+    return {
+      // An agent from before error codes sends none.
+      code: collection.error_code ?? 'collection_failed',
+      message: redactSecrets(collection.error ?? 'The collection failed', [password]),
+      at,
     };
   }
 

@@ -35,6 +35,7 @@ t.test('databases over HTTP', async (t) => {
       updated_at: now.toISOString(),
       connection: { host: 'db.internal', port: 5432, database: 'app', username: 'monitor', ssl: false, password_set: false },
       monitoring: { enabled: true, interval_seconds: 60 },
+      last_error: null,
     });
 
     for (const type of ['mysql', 'mariadb']) {
