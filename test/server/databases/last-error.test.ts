@@ -63,6 +63,17 @@ t.test('the embedded agent records why a database is unreachable, the alert quot
   t.not((await server.request('GET', path, { key: tenant.key })).body.status, 'unreachable', 'reachable again: the error is gone');
 });
 
+t.test('the OpenAPI document describes last_error and the codes', async (t) => {
+  const server = await startTestServer();
+  t.teardown(server.close);
+  const doc = (await server.request('GET', '/v1/openapi.json')).body;
+  const lastError = doc.components.schemas.Database.properties.last_error;
+  t.match(JSON.stringify(lastError), /null before the first failure and again as soon as a collection reaches the database/);
+  t.match(JSON.stringify(lastError), /connection_refused, host_not_found/);
+  t.match(JSON.stringify(lastError), /password-like are masked/);
+  t.match(doc.components.schemas.Alert.properties.message.description, /last_error/);
+});
+
 t.test('an agent reports a real authentication failure; the record keeps no secret', async (t) => {
   const database = await createThrowawayPostgresDatabase();
   t.teardown(() => database.drop());

@@ -45,3 +45,17 @@ t.test('a write key that points a database at its own server does not get the st
   t.notOk(fake.passwords.includes(secret), 'the stored password never reaches it');
   t.same(fake.passwords.filter((password) => password.length > 0), [], 'nor does any other password');
 });
+
+t.test('the OpenAPI document says a change of connection clears the password and what it does to optimizations', async (t) => {
+  const server = await startTestServer();
+  t.teardown(server.close);
+  const doc = (await server.request('GET', '/v1/openapi.json')).body;
+  const put = doc.paths['/v1/databases/{id}'].put;
+  t.match(put.description, /clears the stored password unless the same request gives `connection\.password`/);
+  t.match(put.description, /`ready` optimization of the database `dismissed`/);
+  t.match(doc.components.schemas.DatabaseUpdate.properties.connection.properties.password.description, /cleared too/);
+  t.match(doc.components.schemas.Database.properties.connection.properties.password_set.description, /turns false/);
+  const report = doc.paths['/v1/agent/jobs/{id}/result'].post;
+  t.match(report.responses['409'].description, /connection_changed/);
+  t.ok(doc.components.schemas.Error.properties.error.properties.code.enum.includes('connection_changed'));
+});
