@@ -49,6 +49,7 @@ export class CollectionRunner<Source extends Pingable> {
     }
     const outcomes: CollectorOutcome[] = [];
     const contributions: Contribution[] = [];
+    let statisticsFailure: string | undefined;
     for (const collector of collectors) {
       const started = performance.now();
       const ctx = { signal, now, logger: logger.child({ collector: collector.name }) };
@@ -61,11 +62,12 @@ export class CollectionRunner<Source extends Pingable> {
         const message = describe(error);
         outcomes.push({ name: collector.name, duration_ms: performance.now() - started, success: false, error: message });
         this.#collectorFailed(collector.name, message);
+        if (collector.explainsMissingLatency) statisticsFailure ??= message;
       }
     }
     const merged = mergeContributions(contributions);
     const current: TimedReadings = { atMs: now.getTime(), readings: merged.readings ?? {} };
-    const derived = intervalMetrics(this.#previous, current);
+    const derived = intervalMetrics(this.#previous, current, statisticsFailure ?? merged.latencyNote);
     this.#previous = current;
     return {
       timestamp: now.toISOString(),

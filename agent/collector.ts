@@ -13,6 +13,8 @@ export interface CollectContext {
  */
 export interface Collector<Source> {
   readonly name: string;
+  /** It reads the statement statistics that latency comes from: its failure says why there is none. */
+  readonly explainsMissingLatency?: boolean;
   collect(source: Source, ctx: CollectContext): Promise<Contribution>;
 }
 
@@ -25,6 +27,8 @@ export interface Contribution {
   diskUsage?: number;
   counters?: Record<string, number>;
   readings?: Readings;
+  /** Why the statement statistics read cannot give a latency, when they cannot (none recorded yet). */
+  latencyNote?: string;
 }
 
 /** Cumulative values whose per-interval deltas become rates and latencies. */
@@ -33,8 +37,6 @@ export interface Readings {
   uptimeSeconds?: number;
   /** Committed plus rolled back transactions. */
   transactions?: number;
-  /** Statements executed, where the engine keeps one counter for it. */
-  queries?: number;
   statements?: StatementTotals[];
   /** A cumulative latency histogram; buckets are disjoint and ordered by bound. */
   histogram?: HistogramBucket[];

@@ -1,5 +1,5 @@
 import type { CpuTimes, Readings } from './collector.js';
-import { counterRate, measureInterval, type Interval } from './counter-delta.js';
+import { counterRate, measureInterval } from './counter-delta.js';
 import { histogramCount, histogramIncrease, histogramMean, histogramQuantile } from './latency-histogram.js';
 import { mixtureQuantile } from './lognormal-mixture.js';
 import { statementDeltas, statementStats, type StatementDelta } from './statement-deltas.js';
@@ -17,12 +17,19 @@ export interface IntervalMetrics {
   statements?: StatementStats[];
 }
 
-function noLatency(): Latency {
-  return { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null };
+function noLatency(note: string): Latency {
+  return { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null, note };
 }
 
-/** Rates and latencies over the interval between two cycles' readings. */
-export function intervalMetrics(previous: TimedReadings | undefined, current: TimedReadings): IntervalMetrics {
+/**
+ * Rates and latencies over the interval between two cycles' readings. `statisticsNote` says why
+ * this cycle's statement statistics can give no latency (missing, or empty so far), when known.
+ */
+export function intervalMetrics(
+  previous: TimedReadings | undefined,
+  current: TimedReadings,
+  statisticsNote?: string,
+): IntervalMetrics {
   const interval =
     previous === undefined
       ? null
@@ -34,7 +41,7 @@ export function intervalMetrics(previous: TimedReadings | undefined, current: Ti
     return {
       cpuUsage: null,
       throughput: { queries_per_second: null, transactions_per_second: null },
-      latency: noLatency(),
+      latency: noLatency(statisticsNote ?? 'no interval measured yet: latency needs two cycles'),
     };
   }
   const before = previous.readings;
@@ -46,23 +53,16 @@ export function intervalMetrics(previous: TimedReadings | undefined, current: Ti
   return {
     cpuUsage: before.cpu && now.cpu ? cpuUsagePercent(before.cpu, now.cpu) : null,
     throughput: {
-      queries_per_second: queriesPerSecond(before, now, deltas, interval),
+      queries_per_second: deltas === undefined || interval.restarted ? null : totalCalls(deltas) / interval.seconds,
       transactions_per_second: counterRate(before.transactions, now.transactions, interval),
     },
-    latency: clampPercentiles(histogramLatency(before, now, deltas) ?? estimatedLatency(deltas) ?? noLatency()),
+    latency: clampPercentiles(
+      histogramLatency(before, now, deltas) ??
+        estimatedLatency(deltas) ??
+        noLatency(statisticsNote ?? (deltas === undefined ? 'no statement statistics over the interval' : 'no statement ran in the interval')),
+    ),
     ...(deltas && { statements: statementStats(deltas) }),
   };
-}
-
-function queriesPerSecond(
-  before: Readings,
-  now: Readings,
-  deltas: StatementDelta[] | undefined,
-  interval: Interval,
-): number | null {
-  if (now.queries !== undefined) return counterRate(before.queries, now.queries, interval);
-  if (deltas === undefined || interval.restarted) return null;
-  return totalCalls(deltas) / interval.seconds;
 }
 
 function histogramLatency(before: Readings, now: Readings, deltas: StatementDelta[] | undefined): Latency | null {

@@ -48,6 +48,8 @@ export interface Latency {
   p95_query_time_ms: number | null;
   p99_query_time_ms: number | null;
   source: LatencySource | null;
+  /** Why there is no latency; given only when source is null. */
+  note?: string;
 }
 
 export interface CollectorOutcome {

@@ -41,6 +41,12 @@ const serverConfigSchema = z.strictObject({
       spool_max_samples: z.number().int().min(100).default(100_000),
     })
     .prefault({}),
+  api_keys: z
+    .strictObject({
+      // Keys neither revoked nor expired that one organization may hold; one more is refused (409 limit_reached).
+      max_live_per_organization: z.number().int().min(1).default(1000),
+    })
+    .prefault({}),
   webhooks: z
     .strictObject({
       // Webhook destinations on loopback, link-local, private or unique-local addresses (on-premise receivers).
@@ -72,6 +78,7 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'metrics.token', env: 'DBMON_METRICS_TOKEN', secret: true },
   { path: 'agent.embedded', env: 'DBMON_AGENT_EMBEDDED' },
   { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
+  { path: 'api_keys.max_live_per_organization', env: 'DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
   { path: 'retention.raw', env: 'DBMON_RETENTION_RAW' },
   { path: 'retention.1m', env: 'DBMON_RETENTION_1M' },

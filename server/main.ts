@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   const now = () => new Date();
   const services = createServices(db, secretKey, config.retention, {
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
+    maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
   });
   await ensureInitialAdmin(services, config.state_dir, now(), logger);

@@ -84,6 +84,8 @@ export interface ServicesOptions {
   webhookRetryPolicy?: RetryPolicy;
   /** When the server started: alert evaluation does not count silence from before it as unreachability. */
   startedAt?: Date;
+  /** Config api_keys.max_live_per_organization. */
+  maxLiveApiKeysPerOrganization?: number;
 }
 
 /** Wires repositories into services over one open state database; shared by the server and the operator CLI. */
@@ -136,7 +138,12 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     databaseRows,
     samples,
     identity,
-    apiKeys: new ApiKeysService(new ApiKeysRepository(db), identity, new GenerationCache(generations, 'credentials')),
+    apiKeys: new ApiKeysService(
+      new ApiKeysRepository(db),
+      identity,
+      new GenerationCache(generations, 'credentials'),
+      options.maxLiveApiKeysPerOrganization,
+    ),
     databases,
     databaseListPages: new DatabaseListPages(databaseRows, generations),
     agents: new AgentsService(agentRows, databaseRows, databases),

@@ -1,10 +1,9 @@
-import { textOf } from '../sources/row.js';
+import type { Row } from '../sources/row.js';
 import type { MysqlSession } from '../sources/mysql-session.js';
-import type { SqlSession } from '../sources/sql-session.js';
 import { estimateDistinct } from './distinct-estimate.js';
 import { indexNameFor } from './identifiers.js';
 import type { AdvisorOptions, AnalyzeStatement, Suggestion } from './job.js';
-import { alterAddIndex, indexableColumns, mysqlCoveringIndex, mysqlIndexes, sampleDistinct, tableRowCount } from './mysql-catalog.js';
+import { alterAddIndex, indexableColumns, lexerModes, mysqlCoveringIndex, mysqlIndexes, sampleDistinct, tableRowCount } from './mysql-catalog.js';
 import { planMessages, planText, rowsExamined, tableAccesses } from './mysql-plan.js';
 import { conditionColumns, executableDigest, tableAliases, type MysqlColumnUse } from './mysql-statement.js';
 import type { StatementReport } from './postgres-advisor.js';
@@ -32,7 +31,7 @@ interface Estimate {
  */
 export async function analyzeMysqlStatement(session: MysqlSession, statement: AnalyzeStatement, options: AdvisorOptions): Promise<StatementReport> {
   const refuse = (reason: string): StatementReport => ({ analysis: { query_id: statement.query_id, outcome: 'refused', detail: `Refused: ${reason}` } });
-  const verdict = checkStatement(statement.query, 'mysql');
+  const verdict = checkStatement(statement.query, 'mysql', await lexerModes(session));
   if (!verdict.ok) return refuse(verdict.reason);
   const sql = executableDigest(verdict.text, verdict.tokens);
   if (sql === undefined) return refuse('the server truncated the digest text (max_digest_length), so it cannot be planned');
@@ -40,8 +39,6 @@ export async function analyzeMysqlStatement(session: MysqlSession, statement: An
   try {
     const explained = await explain(session, sql, verdict.kind === 'select');
     const accesses = tableAccesses(explained);
-    const [current] = await session.query('SELECT DATABASE() AS db');
-    const defaultSchema = textOf(current?.db);
     const aliases = tableAliases(verdict.tokens);
     const uses: MysqlColumnUse[] = [
       ...accesses.flatMap((access) => (access.condition === null ? [] : conditionColumns(access.condition))),
@@ -50,7 +47,7 @@ export async function analyzeMysqlStatement(session: MysqlSession, statement: An
     ];
     const tableOf = (alias: string) => {
       const ref = aliases.get(alias) ?? { schema: null, table: alias };
-      return { schema: ref.schema ?? defaultSchema, table: ref.table };
+      return { schema: ref.schema ?? session.schema, table: ref.table };
     };
     const distinctCache = new Map<string, number>();
     const distinctOf = async (alias: string, columns: readonly string[], tableRows: number) => {
@@ -171,19 +168,13 @@ export async function analyzeMysqlStatement(session: MysqlSession, statement: An
 }
 
 /**
- * EXPLAIN FORMAT=JSON in a transaction that is rolled back. SELECTs run read-only; MariaDB
- * refuses EXPLAIN UPDATE/DELETE in a read-only transaction, and EXPLAIN never executes them.
+ * EXPLAIN FORMAT=JSON with the monitored database as default schema, in a transaction that is
+ * rolled back. SELECTs run read-only; MariaDB refuses EXPLAIN UPDATE/DELETE in a read-only
+ * transaction, and EXPLAIN never executes them.
  */
-export async function explain(session: SqlSession, sql: string, readOnly: boolean): Promise<TableAccessRows> {
-  await session.query(readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
-  try {
-    return await session.query(`EXPLAIN FORMAT=JSON ${sql}`);
-  } finally {
-    await session.query('ROLLBACK').catch(() => undefined);
-  }
+export async function explain(session: MysqlSession, sql: string, readOnly: boolean): Promise<Row[]> {
+  return session.queryInSchema(`EXPLAIN FORMAT=JSON ${sql}`, { readOnly });
 }
-
-type TableAccessRows = Awaited<ReturnType<SqlSession['query']>>;
 
 function freeName(indexes: readonly { name: string }[], base: string): string {
   const taken = new Set(indexes.map((index) => index.name.toLowerCase()));

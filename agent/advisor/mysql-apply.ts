@@ -1,8 +1,8 @@
 import { textOf } from '../sources/row.js';
-import type { SqlSession } from '../sources/sql-session.js';
+import type { MysqlSession } from '../sources/mysql-session.js';
 import type { AdvisorOptions, ApplyJob, JobResult } from './job.js';
 import { explain } from './mysql-advisor.js';
-import { alterAddIndex, alterDropIndex, mysqlCoveringIndex, mysqlIndexes } from './mysql-catalog.js';
+import { alterAddIndex, alterDropIndex, lexerModes, mysqlCoveringIndex, mysqlIndexes } from './mysql-catalog.js';
 import { planText, rowsExamined, tableAccesses } from './mysql-plan.js';
 import { executableDigest } from './mysql-statement.js';
 import { checkStatement } from './statement-guard.js';
@@ -15,8 +15,9 @@ type ApplyResult = Extract<JobResult, { kind: 'apply' }>;
  * (the engine refuses rather than copying or locking the table) and a short lock_wait_timeout,
  * since a waiting ALTER's metadata lock request holds up the application's statements on the table.
  */
-export async function applyMysql(session: SqlSession, job: ApplyJob, options: AdvisorOptions): Promise<ApplyResult> {
-  const [lock] = await session.query("SELECT GET_LOCK(CONCAT('dbmon_apply:', DATABASE()), 0) AS locked");
+export async function applyMysql(session: MysqlSession, job: ApplyJob, options: AdvisorOptions): Promise<ApplyResult> {
+  const lockName = `dbmon_apply:${session.schema}`;
+  const [lock] = await session.query('SELECT GET_LOCK(?, 0) AS locked', [lockName]);
   if (Number(lock?.locked) !== 1) return failed('Another dbmon apply holds the lock on this database; try again when it is done');
   try {
     await session.query(`SET SESSION lock_wait_timeout = ${Math.max(1, Math.ceil(options.lockTimeoutMs / 1000))}`);
@@ -49,13 +50,13 @@ export async function applyMysql(session: SqlSession, job: ApplyJob, options: Ad
     const after = await freshPlan(session, job.apply.query, name);
     return { kind: 'apply', outcome: 'applied', cost_after_apply: after.rows, evidence: { ...evidence, ...after.evidence } };
   } finally {
-    await session.query("SELECT RELEASE_LOCK(CONCAT('dbmon_apply:', DATABASE()))").catch(() => undefined);
+    await session.query('SELECT RELEASE_LOCK(?)', [lockName]).catch(() => undefined);
   }
 }
 
-async function freshPlan(session: SqlSession, query: string | null, indexName: string): Promise<{ rows: number | null; evidence: Record<string, unknown> }> {
+async function freshPlan(session: MysqlSession, query: string | null, indexName: string): Promise<{ rows: number | null; evidence: Record<string, unknown> }> {
   if (query === null) return { rows: null, evidence: {} };
-  const verdict = checkStatement(query, 'mysql');
+  const verdict = checkStatement(query, 'mysql', await lexerModes(session));
   const sql = verdict.ok ? executableDigest(verdict.text, verdict.tokens) : undefined;
   if (!verdict.ok || sql === undefined) return { rows: null, evidence: { plan_error: 'the statement cannot be planned' } };
   try {

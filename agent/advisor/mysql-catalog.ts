@@ -1,6 +1,14 @@
 import { nullableNumberOf, textOf } from '../sources/row.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import { quoteMysql } from './identifiers.js';
+import type { MysqlLexerModes } from './statement-guard.js';
+
+/** The sql_mode flags that decide where the session's lexer ends quoted text; the guard lexes with them. */
+export async function lexerModes(session: SqlSession): Promise<MysqlLexerModes> {
+  const [row] = await session.query('SELECT @@SESSION.sql_mode AS mode');
+  const flags = new Set(textOf(row?.mode).toUpperCase().split(','));
+  return { ansiQuotes: flags.has('ANSI_QUOTES'), noBackslashEscapes: flags.has('NO_BACKSLASH_ESCAPES') };
+}
 
 export interface MysqlIndex {
   table: string;

@@ -1,5 +1,5 @@
 import { textOf } from '../sources/row.js';
-import type { SqlSession } from '../sources/sql-session.js';
+import type { MysqlSession } from '../sources/mysql-session.js';
 import type { AdvisorOptions, Suggestion } from './job.js';
 import { alterDropIndex, mysqlIndexes, type MysqlIndex } from './mysql-catalog.js';
 
@@ -9,9 +9,8 @@ import { alterDropIndex, mysqlIndexes, type MysqlIndex } from './mysql-catalog.j
  * never saw used. PRIMARY and unique indexes are not proposed (a unique one only when an
  * identical unique one exists).
  */
-export async function mysqlIndexHygiene(session: SqlSession, options: AdvisorOptions): Promise<Suggestion[]> {
-  const [current] = await session.query('SELECT DATABASE() AS db');
-  const schema = textOf(current?.db);
+export async function mysqlIndexHygiene(session: MysqlSession, options: AdvisorOptions): Promise<Suggestion[]> {
+  const { schema } = session;
   const indexes = (await mysqlIndexes(session, schema, null)).filter((index) => index.type === 'BTREE');
   const suggestions: Suggestion[] = [];
   const proposed = new Set<MysqlIndex>();

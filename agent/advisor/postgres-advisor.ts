@@ -3,6 +3,7 @@ import type { SqlSession } from '../sources/sql-session.js';
 import { indexNameFor, quotePg } from './identifiers.js';
 import type { AdvisorOptions, AnalyzeStatement, StatementAnalysis, Suggestion } from './job.js';
 import { coveringIndex, freeRelationName, indexesOf, tableInfo } from './postgres-catalog.js';
+import { guardPlanning } from './postgres-planning-guard.js';
 import { columnUses, planExcerpt, planRoot, scans, totalCost, usesIndex, walk, type ColumnUse, type PlanNode, type Scan } from './postgres-plan.js';
 import { checkStatement } from './statement-guard.js';
 
@@ -37,11 +38,11 @@ const MAX_CANDIDATES = 30;
 export async function analyzePostgresStatement(
   session: SqlSession,
   statement: AnalyzeStatement,
-  serverVersion: number,
   options: AdvisorOptions,
 ): Promise<StatementReport> {
+  const refused = (reason: string): StatementReport => ({ analysis: { query_id: statement.query_id, outcome: 'refused', detail: `Refused: ${reason}` } });
   const verdict = checkStatement(statement.query, 'postgresql');
-  if (!verdict.ok) return { analysis: { query_id: statement.query_id, outcome: 'refused', detail: `Refused: ${verdict.reason}` } };
+  if (!verdict.ok) return refused(verdict.reason);
   try {
     await session.query('BEGIN');
     await session.query(`SET LOCAL statement_timeout = ${Math.round(options.analysisTimeoutMs)}`);
@@ -49,14 +50,16 @@ export async function analyzePostgresStatement(
     const hypopg = await prepareHypopg(session, options);
     // Nothing below may write: the analyzed text runs only under EXPLAIN, and the transaction is read-only besides.
     await session.query('SET TRANSACTION READ ONLY');
-    if (serverVersion < 160000) await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
-    const explain = (): Promise<PlanNode> => genericPlan(session, verdict.text, serverVersion);
+    const refusal = await guardPlanning(session, verdict.tokens);
+    if (refusal !== undefined) return refused(refusal);
+    await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    const explain = (): Promise<PlanNode> => genericPlan(session, verdict.text);
     const before = await explain();
     const report =
       hypopg.state === 'unavailable'
         ? await heuristic(session, statement, before, hypopg.reason, options)
         : await whatIf(session, statement, before, hypopg, explain, options);
-    report.suggestion &&= { ...report.suggestion, evidence: { generic_plan: genericPlanMethod(serverVersion), ...report.suggestion.evidence } };
+    report.suggestion &&= { ...report.suggestion, evidence: { generic_plan: GENERIC_PLAN_METHOD, ...report.suggestion.evidence } };
     return report;
   } catch (error) {
     return { analysis: { query_id: statement.query_id, outcome: 'failed', detail: `Analysis failed: ${(error as Error).message}` } };
@@ -66,13 +69,14 @@ export async function analyzePostgresStatement(
   }
 }
 
-function genericPlanMethod(serverVersion: number): string {
-  return serverVersion >= 160000 ? 'EXPLAIN (GENERIC_PLAN)' : 'PREPARE with plan_cache_mode = force_generic_plan, EXPLAIN EXECUTE';
-}
+const GENERIC_PLAN_METHOD = 'PREPARE with plan_cache_mode = force_generic_plan, EXPLAIN EXECUTE';
 
-/** The plan the statement gets whatever its parameters: PostgreSQL 16 plans the text as is, older versions a prepared statement. */
-export async function genericPlan(session: SqlSession, text: string, serverVersion: number): Promise<PlanNode> {
-  if (serverVersion >= 160000) return planRoot(await session.query(`EXPLAIN (GENERIC_PLAN, FORMAT JSON, VERBOSE) ${text}`));
+/**
+ * The plan the statement gets whatever its parameters (the caller sets plan_cache_mode =
+ * force_generic_plan). PREPARE on every version: over the extended protocol, PostgreSQL 16's
+ * EXPLAIN (GENERIC_PLAN) would want its $n bound, and PREPARE takes one statement only.
+ */
+export async function genericPlan(session: SqlSession, text: string): Promise<PlanNode> {
   // Prepared afresh each time: a cached generic plan would not see a hypothetical index created since.
   await session.query(`PREPARE ${PREPARED} AS ${text}`);
   try {

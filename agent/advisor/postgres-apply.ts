@@ -3,6 +3,7 @@ import { quotePg } from './identifiers.js';
 import type { AdvisorOptions, ApplyJob, JobResult } from './job.js';
 import { createIndexStatement, genericPlan } from './postgres-advisor.js';
 import { coveringIndex, indexesOf } from './postgres-catalog.js';
+import { guardPlanning } from './postgres-planning-guard.js';
 import { planExcerpt, totalCost, usesIndex } from './postgres-plan.js';
 import { checkStatement } from './statement-guard.js';
 
@@ -18,18 +19,18 @@ type ApplyResult = Extract<JobResult, { kind: 'apply' }>;
  * lock_timeout. An invalid index left by a failed build (this one or an earlier one) is dropped.
  * Then a fresh generic plan of the statement gives the cost after applying.
  */
-export async function applyPostgres(session: SqlSession, job: ApplyJob, serverVersion: number, options: AdvisorOptions): Promise<ApplyResult> {
+export async function applyPostgres(session: SqlSession, job: ApplyJob, options: AdvisorOptions): Promise<ApplyResult> {
   const [lock] = await session.query('SELECT pg_try_advisory_lock($1, $2) AS locked', [LOCK_CLASS, LOCK_OBJECT]);
   if (lock?.locked !== true) return failed('Another dbmon apply holds the advisory lock on this database; try again when it is done');
   try {
     await session.query(`SET lock_timeout = ${Math.round(options.concurrentIndexLockTimeoutMs)}`);
-    return job.apply.kind === 'create_index' ? await createIndex(session, job, serverVersion, options) : await dropIndex(session, job);
+    return job.apply.kind === 'create_index' ? await createIndex(session, job, options) : await dropIndex(session, job);
   } finally {
     await session.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, LOCK_OBJECT]).catch(() => undefined);
   }
 }
 
-async function createIndex(session: SqlSession, job: ApplyJob, serverVersion: number, options: AdvisorOptions): Promise<ApplyResult> {
+async function createIndex(session: SqlSession, job: ApplyJob, options: AdvisorOptions): Promise<ApplyResult> {
   const { schema, table, index_name: name, columns } = job.apply.target;
   if (columns.length === 0) return failed('The suggestion names no column');
   const qualifiedName = `${quotePg(schema)}.${quotePg(name)}`;
@@ -63,7 +64,7 @@ async function createIndex(session: SqlSession, job: ApplyJob, serverVersion: nu
     return failed(`The index ${schema}.${name} was not valid after the build${cleanup}`, evidence);
   }
   evidence.index_valid = true;
-  const plan = await freshPlan(session, job.apply.query, serverVersion, options);
+  const plan = await freshPlan(session, job.apply.query, options);
   if (plan === undefined) return { kind: 'apply', outcome: 'applied', cost_after_apply: null, evidence };
   if ('error' in plan) return { kind: 'apply', outcome: 'applied', cost_after_apply: null, evidence: { ...evidence, plan_error: plan.error } };
   return {
@@ -101,7 +102,7 @@ async function dropIfInvalid(session: SqlSession, schema: string, table: string,
 }
 
 /** The statement's generic plan now, in a read-only transaction that is rolled back. */
-async function freshPlan(session: SqlSession, query: string | null, serverVersion: number, options: AdvisorOptions) {
+async function freshPlan(session: SqlSession, query: string | null, options: AdvisorOptions) {
   if (query === null) return undefined;
   const verdict = checkStatement(query, 'postgresql');
   if (!verdict.ok) return { error: `not planned: ${verdict.reason}` };
@@ -109,8 +110,10 @@ async function freshPlan(session: SqlSession, query: string | null, serverVersio
     await session.query('BEGIN READ ONLY');
     await session.query(`SET LOCAL statement_timeout = ${Math.round(options.analysisTimeoutMs)}`);
     await session.query(`SET LOCAL lock_timeout = ${Math.round(options.lockTimeoutMs)}`);
-    if (serverVersion < 160000) await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
-    return { root: await genericPlan(session, verdict.text, serverVersion) };
+    const refusal = await guardPlanning(session, verdict.tokens);
+    if (refusal !== undefined) return { error: `not planned: ${refusal}` };
+    await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    return { root: await genericPlan(session, verdict.text) };
   } catch (error) {
     return { error: (error as Error).message };
   } finally {

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { ConnectionSettings } from '../sources/connection-settings.js';
 import { openMysqlSession } from '../sources/mysql-session.js';
 import { openPostgresSession } from '../sources/postgres-session.js';
-import { numberOf } from '../sources/row.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import type { AdvisorOptions, AgentJob, AnalyzeJob, JobResult, StatementAnalysis, Suggestion } from './job.js';
 import { analyzeMysqlStatement } from './mysql-advisor.js';
@@ -44,11 +43,9 @@ export async function runJob(job: AgentJob, ctx: RunJobContext): Promise<JobResu
     if (job.database.type === 'postgresql') {
       const postgres = await openPostgresSession(settings, sessionOptions);
       session = postgres;
-      const [row] = await postgres.query('SHOW server_version_num');
-      const version = numberOf(row?.server_version_num);
-      if (job.kind === 'apply') return await applyPostgres(postgres, job, version, options);
+      if (job.kind === 'apply') return await applyPostgres(postgres, job, options);
       return await analyze(job, logger, options.indexHygiene ? () => postgresIndexHygiene(postgres, options) : undefined, (statement) =>
-        analyzePostgresStatement(postgres, statement, version, options),
+        analyzePostgresStatement(postgres, statement, options),
       );
     }
     const mysql = await openMysqlSession(settings, sessionOptions);

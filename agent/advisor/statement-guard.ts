@@ -16,6 +16,17 @@ export type GuardVerdict =
   | { ok: true; kind: StatementKind; /** The statement without trailing semicolons and comments. */ text: string; tokens: Token[] }
   | { ok: false; reason: string };
 
+/**
+ * MySQL/MariaDB sql_mode flags that change where quoted text ends. The guard must lex with
+ * the modes of the session that runs the text, or the two disagree on where a statement ends.
+ */
+export interface MysqlLexerModes {
+  /** `"..."` quotes a name (no backslash escapes), not a string. */
+  ansiQuotes?: boolean;
+  /** A backslash in a string is an ordinary character. */
+  noBackslashEscapes?: boolean;
+}
+
 export class StatementSyntaxError extends Error {}
 
 const analyzable: Record<string, StatementKind> = { select: 'select', update: 'update', delete: 'delete' };
@@ -26,11 +37,11 @@ const analyzable: Record<string, StatementKind> = { select: 'select', update: 'u
  * runs nothing it has not passed, and runs what it passes only under EXPLAIN, in a transaction
  * that is rolled back.
  */
-export function checkStatement(text: string, dialect: Dialect): GuardVerdict {
+export function checkStatement(text: string, dialect: Dialect, modes: MysqlLexerModes = {}): GuardVerdict {
   if (text.includes('\0')) return { ok: false, reason: 'the text contains a NUL character' };
   let tokens: Token[];
   try {
-    tokens = tokenize(text, dialect);
+    tokens = tokenize(text, dialect, modes);
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }
@@ -52,46 +63,55 @@ export function checkStatement(text: string, dialect: Dialect): GuardVerdict {
   return { ok: true, kind, text: text.slice(first.start, body[body.length - 1]!.end), tokens: body };
 }
 
-/** Splits statement text into tokens, skipping whitespace and comments; throws StatementSyntaxError on unterminated quotes or comments. */
-export function tokenize(text: string, dialect: Dialect): Token[] {
+/**
+ * Splits statement text into tokens, skipping whitespace and comments, the way the engine's own
+ * lexer does (PostgreSQL's scan.l, MySQL's sql_lex.cc); throws StatementSyntaxError on
+ * unterminated quotes or comments, and on what it does not lex as the engine would.
+ */
+export function tokenize(text: string, dialect: Dialect, modes: MysqlLexerModes = {}): Token[] {
   const tokens: Token[] = [];
+  const postgres = dialect === 'postgresql';
+  const backslashEscapes = !postgres && modes.noBackslashEscapes !== true;
   let i = 0;
   const push = (type: TokenType, start: number, end: number) => tokens.push({ type, text: text.slice(start, end), start, end });
   while (i < text.length) {
     const c = text[i]!;
     const next = text[i + 1];
-    if (/\s/.test(c)) {
+    if (whitespace.test(c)) {
       i++;
-    } else if (c === '-' && next === '-' && (dialect === 'postgresql' || /\s/.test(text[i + 2] ?? ' '))) {
-      i = lineEnd(text, i);
-    } else if (c === '#' && dialect === 'mysql') {
-      i = lineEnd(text, i);
+    } else if (c === '-' && next === '-' && (postgres || startsMysqlComment(text[i + 2]))) {
+      i = lineEnd(text, i, postgres ? /[\n\r]/ : /\n/);
+    } else if (c === '#' && !postgres) {
+      i = lineEnd(text, i, /\n/);
     } else if (c === '/' && next === '*') {
-      if (dialect === 'mysql' && /^\/\*(!|M!)/.test(text.slice(i, i + 4))) {
+      if (!postgres && /^\/\*(!|M!)/.test(text.slice(i, i + 4))) {
         throw new StatementSyntaxError('MySQL executable comments (/*! ... */) are not analyzed');
       }
-      i = blockCommentEnd(text, i, dialect === 'postgresql');
+      i = blockCommentEnd(text, i, postgres);
+    } else if (postgres && /[Uu]/.test(c) && next === '&' && text[i + 2] === '"' && !identifierChar.test(text[i - 1] ?? ' ')) {
+      // A Unicode-escaped name (U&"\0065vil") would slip past the names the advisor checks.
+      throw new StatementSyntaxError('Unicode-escaped names (U&"...") are not analyzed');
     } else if (c === "'") {
-      const escapes = dialect === 'mysql' || isEscapeStringPrefix(text, i);
-      const end = quotedEnd(text, i, "'", escapes);
+      const end = quotedEnd(text, i, "'", postgres ? isEscapeStringPrefix(text, i) : backslashEscapes);
       push('string', i, end);
       i = end;
     } else if (c === '"') {
-      const end = quotedEnd(text, i, '"', dialect === 'mysql');
-      push(dialect === 'mysql' ? 'string' : 'quoted_identifier', i, end);
+      const name = postgres || modes.ansiQuotes === true;
+      const end = quotedEnd(text, i, '"', !name && backslashEscapes);
+      push(name ? 'quoted_identifier' : 'string', i, end);
       i = end;
-    } else if (c === '`' && dialect === 'mysql') {
+    } else if (c === '`' && !postgres) {
       const end = quotedEnd(text, i, '`', false);
       push('quoted_identifier', i, end);
       i = end;
-    } else if (c === '$' && dialect === 'postgresql') {
+    } else if (c === '$' && postgres) {
       const param = /^\$\d+/.exec(text.slice(i));
       if (param !== null) {
         push('parameter', i, i + param[0].length);
         i += param[0].length;
         continue;
       }
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(text.slice(i));
+      const tag = /^\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(text.slice(i));
       if (tag === null) {
         push('punct', i, i + 1);
         i++;
@@ -101,7 +121,7 @@ export function tokenize(text: string, dialect: Dialect): Token[] {
       if (close < 0) throw new StatementSyntaxError('unterminated dollar-quoted string');
       push('string', i, close + tag[0].length);
       i = close + tag[0].length;
-    } else if (c === '?' && dialect === 'mysql') {
+    } else if (c === '?' && !postgres) {
       push('placeholder', i, i + 1);
       i++;
     } else if (c === ';') {
@@ -123,9 +143,20 @@ export function tokenize(text: string, dialect: Dialect): Token[] {
   return tokens;
 }
 
-function lineEnd(text: string, from: number): number {
-  const newline = text.indexOf('\n', from);
-  return newline < 0 ? text.length : newline + 1;
+/** Both engines' whitespace; anything else (a no-break space) is part of a name to them. */
+const whitespace = /[ \t\n\r\f\v]/;
+const identifierChar = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/** MySQL starts a -- comment only before a space, a control character or the end of the text. */
+function startsMysqlComment(after: string | undefined): boolean {
+  const code = after?.charCodeAt(0) ?? 0;
+  return code <= 0x20 || code === 0x7f;
+}
+
+/** Where a line comment starting at `from` ends: after the first line end (PostgreSQL: \n or \r; MySQL: \n only). */
+function lineEnd(text: string, from: number, end: RegExp): number {
+  const match = end.exec(text.slice(from));
+  return match === null ? text.length : from + match.index + 1;
 }
 
 function blockCommentEnd(text: string, from: number, nested: boolean): number {
@@ -165,5 +196,5 @@ function quotedEnd(text: string, from: number, quote: string, backslashEscapes: 
 
 /** PostgreSQL E'...' strings take backslash escapes. */
 function isEscapeStringPrefix(text: string, quoteAt: number): boolean {
-  return /[Ee]/.test(text[quoteAt - 1] ?? '') && !/[A-Za-z0-9_$]/.test(text[quoteAt - 2] ?? '');
+  return /[Ee]/.test(text[quoteAt - 1] ?? '') && !identifierChar.test(text[quoteAt - 2] ?? ' ');
 }

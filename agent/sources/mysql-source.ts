@@ -2,6 +2,7 @@ import mysql from 'mysql2/promise';
 import type { Pingable } from '../collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import { checkMysqlSchema } from './mysql-schema-check.js';
 import type { Row } from './row.js';
 
 export type MysqlFlavor = 'mysql' | 'mariadb';
@@ -18,6 +19,12 @@ interface Session {
 /**
  * One connection to one MySQL or MariaDB server, opened on first use and reopened on the next
  * use after it broke, so the agent recovers by itself when the server comes back.
+ *
+ * The connection has no default schema: performance_schema files each statement under the
+ * session's default schema, so the agent's own statements stay out of the monitored database's
+ * digests whatever its grants (digest texts drop comments, so the marker cannot do that, and
+ * turning off the session's instrumentation needs UPDATE on performance_schema.threads).
+ * Statements name the monitored database by `schema`.
  */
 export class MysqlSource implements Pingable {
   #session: Session | null = null;
@@ -26,6 +33,11 @@ export class MysqlSource implements Pingable {
     private readonly settings: ConnectionSettings,
     private readonly options: SourceOptions,
   ) {}
+
+  /** The monitored database. */
+  get schema(): string {
+    return this.settings.database;
+  }
 
   async query(sql: string, params: readonly unknown[], signal: AbortSignal): Promise<Row[]> {
     signal.throwIfAborted();
@@ -72,11 +84,10 @@ export class MysqlSource implements Pingable {
   }
 
   async #connect(onBroken: () => void): Promise<Opened> {
-    const { host, port, database, username, password, ssl } = this.settings;
+    const { host, port, username, password, ssl } = this.settings;
     const connection = await mysql.createConnection({
       host,
       port,
-      database,
       user: username,
       password: password ?? undefined,
       ...(ssl && { ssl: {} }),
@@ -90,12 +101,7 @@ export class MysqlSource implements Pingable {
       const version = String((rows as Row[])[0]?.version);
       const flavor: MysqlFlavor = version.includes('MariaDB') ? 'mariadb' : 'mysql';
       await connection.query(`${AGENT_MARKER} ${this.#timeoutStatement(flavor)}`);
-      // Digest texts drop comments, so the marker cannot keep the agent's own statements out of
-      // performance_schema; not instrumenting this session does. It needs UPDATE on
-      // performance_schema.threads: without that, the agent's statements show among the digests.
-      await connection
-        .query(`${AGENT_MARKER} UPDATE performance_schema.threads SET INSTRUMENTED = 'NO' WHERE PROCESSLIST_ID = CONNECTION_ID()`)
-        .catch(() => undefined);
+      await checkMysqlSchema(async (sql, params) => (await connection.query(`${AGENT_MARKER} ${sql}`, [...params]))[0] as Row[], this.settings);
       return { connection, flavor };
     } catch (error) {
       connection.destroy();

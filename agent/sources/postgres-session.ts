@@ -3,7 +3,14 @@ import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-
 import type { Row } from './row.js';
 import type { SessionOptions, SqlSession } from './sql-session.js';
 
-/** A dedicated PostgreSQL session; every statement carries the agent's marker, so slow-query statistics leave it out. */
+/** pg's option for the extended protocol even without parameters; its type definitions lack it. */
+const extendedProtocol = { queryMode: 'extended' };
+
+/**
+ * A dedicated PostgreSQL session; every statement carries the agent's marker, so slow-query
+ * statistics leave it out. Every statement goes over the extended protocol, which takes one
+ * statement only: text with a second statement in it is an error, never run.
+ */
 export async function openPostgresSession(settings: ConnectionSettings, options: SessionOptions): Promise<SqlSession> {
   options.signal?.throwIfAborted();
   const client = new pg.Client({
@@ -39,7 +46,7 @@ export async function openPostgresSession(settings: ConnectionSettings, options:
     async query(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
       options.signal?.throwIfAborted();
       if (closed) throw new Error('the session is closed');
-      const result = await client.query<Row>(`${AGENT_MARKER} ${sql}`, [...params]);
+      const result = await client.query<Row>({ text: `${AGENT_MARKER} ${sql}`, values: [...params], ...extendedProtocol });
       return result.rows;
     },
     close,

@@ -30,6 +30,14 @@ export const snapshotSchema = z
         p95_query_time_ms: nonNegative,
         p99_query_time_ms: nonNegative,
         source: z.enum(['histogram', 'estimate']).nullable(),
+        note: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe(
+            'Why there is no latency, given with `source: null`: e.g. "pg_stat_statements is not installed in this database ...", ' +
+              '"pg_stat_statements has no statements for this database yet", "no statement ran in the interval"',
+          ),
       }),
     }),
     counters: z.record(z.string().max(200), z.number()),

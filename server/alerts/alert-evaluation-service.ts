@@ -11,6 +11,8 @@ import { reachableMetric } from './alert-metrics.js';
 import { presentAlert } from './alert-presenter.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
+import { statusMetric } from './alert-metrics.js';
+import { statusSeries } from './status-series.js';
 
 type Transaction = <T>(work: () => T) => T;
 
@@ -108,7 +110,22 @@ export class AlertEvaluationService {
       suppressions: alerts.suppressionsFor(database.id),
     };
     const actions = evaluateAlerts(input);
-    for (const action of actions) this.apply(database, action, now, unreachableCause(database, input));
+    const cause = unreachableCause(database, input);
+    for (const action of actions) this.apply(database, action, now, cause);
+    // Status rules go second, on the status that the metric rules' alerts just settled.
+    const statusRules = specs.filter((rule) => rule.metric === statusMetric);
+    if (statusRules.length > 0) {
+      const statusInput = {
+        ...input,
+        rules: statusRules,
+        openAlerts: alerts.activeFor(database.id).filter((alert) => alert.metric === statusMetric),
+        suppressions: alerts.suppressionsFor(database.id),
+      };
+      const firstMs = Math.min(nowMs, input.samples[0]?.ts ?? nowMs, monitoringSinceMs);
+      const statusActions = evaluateAlerts({ ...statusInput, statusSeries: statusSeries(statusInput, alerts.metricAlertSpans(database.id, firstMs)) });
+      for (const action of statusActions) this.apply(database, action, now, cause);
+      actions.push(...statusActions);
+    }
 
     const status = deriveDatabaseStatus({
       monitoringEnabled,

@@ -5,7 +5,7 @@ import {
   type AlertSeverity,
 } from '../databases/database-status.js';
 import type { SampleRow } from '../metrics/samples-repository.js';
-import { metricValue, reachableMetric } from './alert-metrics.js';
+import { metricValue, presentMetricValue, reachableMetric, statusMetric } from './alert-metrics.js';
 
 export const operators = ['>', '>=', '<', '<=', '==', '!='] as const;
 export type Operator = (typeof operators)[number];
@@ -39,6 +39,8 @@ export interface EvaluationInput {
   openAlerts: readonly { id: string; rule_id: string }[];
   /** Rules whose alert on this database a user resolved by hand, and when. */
   suppressions: readonly { rule_id: string; since: number }[];
+  /** What status rules watch (statusSeries in status-series.ts); absent, they neither fire nor resolve. */
+  statusSeries?: Series;
 }
 
 export type ResolveReason = 'cleared' | 'rule_gone' | 'monitoring_paused';
@@ -48,13 +50,13 @@ export type AlertAction =
   | { kind: 'resolve'; alertId: string; ruleId: string; value: number | null; reason: ResolveReason }
   | { kind: 'rearm'; ruleId: string };
 
-interface Point {
+export interface Point {
   ts: number;
   value: number | null;
 }
 
 /** A rule's view of the database: its points, and until when the last one is known to hold. */
-interface Series {
+export interface Series {
   points: Point[];
   endMs: number;
 }
@@ -78,6 +80,7 @@ interface Series {
  *   the resolve is clear (past the threshold by the margin): then it is re-armed.
  * - Open alerts whose rule no longer applies (deleted, disabled, moved to another database) and
  *   all open alerts of a paused database resolve.
+ * - `status` rules see `input.statusSeries` (status codes, compared with == and != only).
  */
 export function evaluateAlerts(input: EvaluationInput): AlertAction[] {
   const actions: AlertAction[] = [];
@@ -159,12 +162,15 @@ export function clearedPastMargin(rule: Pick<RuleSpec, 'operator' | 'threshold' 
 
 /** The text of an alert: what the rule watches, what it saw and what it expects. */
 export function alertMessage(rule: RuleSpec, value: number | null, cause?: string): string {
-  const seen = value === null ? 'unknown' : String(Math.round(value * 100) / 100);
+  const seen = value === null ? 'unknown' : String(presentMetricValue(rule.metric, Math.round(value * 100) / 100));
   const hold = rule.duration_seconds > 0 ? ` for ${rule.duration_seconds} s` : '';
-  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${rule.threshold}${hold})${cause === undefined ? '' : `; ${cause}`}`;
+  const because = cause === undefined ? '' : `; ${cause}`;
+  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${presentMetricValue(rule.metric, rule.threshold)}${hold})${because}`;
 }
 
-function seriesOf(metric: string, input: EvaluationInput): Series | undefined {
+/** The points a rule on `metric` judges; undefined when nothing is known. */
+export function seriesOf(metric: string, input: EvaluationInput): Series | undefined {
+  if (metric === statusMetric) return input.statusSeries;
   const points = input.samples.map((sample) => ({ ts: sample.ts, value: metricValue(sample, metric) }));
   const stale = isStale(input);
   if (metric === reachableMetric) {

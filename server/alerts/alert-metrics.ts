@@ -6,8 +6,23 @@ export const usedPctMetric = 'connections.used_pct';
 /** 1 while the database answers the agent, 0 when a collection failed or samples stopped arriving. */
 export const reachableMetric = 'reachable';
 
-/** What an alert rule may watch: every snapshot metric path, the connection ratio and reachability. */
-export const alertMetrics: readonly string[] = [...metricCatalog.map((metric) => metric.path), usedPctMetric, reachableMetric];
+/** The database status as derived from reachability and the alerts of metric rules (status rules' own alerts left out). */
+export const statusMetric = 'status';
+
+/**
+ * The values a status rule compares with. Stored in the numeric threshold and value columns as
+ * their index here: append only, never reorder.
+ */
+export const statusValues = ['healthy', 'warning', 'critical', 'unreachable', 'paused', 'pending'] as const;
+export type StatusValue = (typeof statusValues)[number];
+
+/** What an alert rule may watch: every snapshot metric path, the connection ratio, reachability and the status. */
+export const alertMetrics: readonly string[] = [...metricCatalog.map((metric) => metric.path), usedPctMetric, reachableMetric, statusMetric];
+
+/** A stored threshold or value as the API shows it: the status name for a status rule, else the number. */
+export function presentMetricValue(metric: string, value: number): number | StatusValue {
+  return metric === statusMetric ? statusValues[value]! : value;
+}
 
 const columnOf = new Map(metricCatalog.map((metric) => [metric.path, metric.column as keyof SampleRow]));
 

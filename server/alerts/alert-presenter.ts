@@ -1,5 +1,6 @@
 import type { AlertRuleRow } from './alert-rules-repository.js';
 import type { AlertRow } from './alerts-repository.js';
+import { presentMetricValue } from './alert-metrics.js';
 
 export function presentAlertRule(row: AlertRuleRow) {
   return {
@@ -8,7 +9,7 @@ export function presentAlertRule(row: AlertRuleRow) {
     database_id: row.database_id,
     metric: row.metric,
     operator: row.operator,
-    threshold: row.threshold,
+    threshold: presentMetricValue(row.metric, row.threshold),
     duration_seconds: row.duration_seconds,
     severity: row.severity,
     enabled: row.enabled === 1,
@@ -26,8 +27,8 @@ export function presentAlert(row: AlertRow) {
     status: row.status,
     metric: row.metric,
     operator: row.operator,
-    value: row.value,
-    threshold: row.threshold,
+    value: row.value === null ? null : presentMetricValue(row.metric, row.value),
+    threshold: presentMetricValue(row.metric, row.threshold),
     message: row.message,
     triggered_at: row.triggered_at,
     resolved_at: row.resolved_at,

@@ -6,6 +6,8 @@ import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repositor
 import type { AlertsRepository } from './alerts-repository.js';
 import type { AlertRuleCreate, AlertRuleUpdate } from './alerts-schema.js';
 import { stockAlertRules } from './stock-alert-rules.js';
+import { presentMetricValue, statusMetric, statusValues, type StatusValue } from './alert-metrics.js';
+import type { Operator } from './alert-evaluator.js';
 
 type Transaction = <T>(work: () => T) => T;
 
@@ -31,6 +33,7 @@ export class AlertRulesService {
 
   create(orgId: string, input: AlertRuleCreate, now: Date): AlertRuleRow {
     this.checkDatabase(orgId, input.database_id);
+    checkComparison(input.metric, input.operator, input.threshold);
     const row = this.newRow(orgId, input, now);
     return this.transaction(() => {
       this.rules.insert(row);
@@ -43,13 +46,16 @@ export class AlertRulesService {
   update(orgId: string, id: string, patch: AlertRuleUpdate, now: Date): AlertRuleRow {
     const current = this.get(orgId, id);
     if (patch.database_id !== undefined) this.checkDatabase(orgId, patch.database_id);
+    const metric = patch.metric ?? current.metric;
+    const threshold = patch.threshold ?? presentMetricValue(current.metric, current.threshold);
+    checkComparison(metric, patch.operator ?? current.operator, threshold);
     const next: AlertRuleRow = {
       ...current,
       name: patch.name ?? current.name,
       database_id: patch.database_id === undefined ? current.database_id : patch.database_id,
-      metric: patch.metric ?? current.metric,
+      metric,
       operator: patch.operator ?? current.operator,
-      threshold: patch.threshold ?? current.threshold,
+      threshold: storedThreshold(threshold),
       duration_seconds: patch.duration_seconds ?? current.duration_seconds,
       severity: patch.severity ?? current.severity,
       enabled: patch.enabled === undefined ? current.enabled : Number(patch.enabled),
@@ -85,7 +91,7 @@ export class AlertRulesService {
       database_id: input.database_id,
       metric: input.metric,
       operator: input.operator,
-      threshold: input.threshold,
+      threshold: storedThreshold(input.threshold),
       duration_seconds: input.duration_seconds,
       severity: input.severity,
       enabled: Number(input.enabled),
@@ -99,4 +105,22 @@ export class AlertRulesService {
       throw new InvalidRequestError('invalid_parameter', `No database ${databaseId} in this organization`, 'database_id');
     }
   }
+}
+
+/** A status rule compares a status value with == or !=; every other rule a number. */
+function checkComparison(metric: string, operator: Operator, threshold: number | StatusValue): void {
+  if (metric === statusMetric) {
+    if (operator !== '==' && operator !== '!=') {
+      throw new InvalidRequestError('invalid_parameter', 'A status rule compares with == or != only', 'operator');
+    }
+    if (typeof threshold !== 'string') {
+      throw new InvalidRequestError('invalid_parameter', `The threshold of a status rule is a status: ${statusValues.join(', ')}`, 'threshold');
+    }
+  } else if (typeof threshold === 'string') {
+    throw new InvalidRequestError('invalid_parameter', `The threshold of a rule on ${metric} is a number`, 'threshold');
+  }
+}
+
+function storedThreshold(threshold: number | StatusValue): number {
+  return typeof threshold === 'string' ? statusValues.indexOf(threshold) : threshold;
 }

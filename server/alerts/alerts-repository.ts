@@ -1,5 +1,7 @@
 import type { Db } from '../storage/open-database.js';
 import type { Operator } from './alert-evaluator.js';
+import { statusMetric } from './alert-metrics.js';
+import type { AlertSpan } from './status-series.js';
 import type { AlertStatus, Severity } from './alerts-schema.js';
 
 export interface AlertRow {
@@ -48,6 +50,7 @@ export class AlertsRepository {
   readonly #unsuppress;
   readonly #suppressionsFor;
   readonly #dropSuppressionsOfRule;
+  readonly #metricAlertSpans;
 
   constructor(db: Db) {
     // OR IGNORE: the partial unique index (one active alert per rule and database) has the last word.
@@ -78,6 +81,9 @@ export class AlertsRepository {
       'SELECT rule_id, since FROM alert_suppressions WHERE database_id = ?',
     );
     this.#dropSuppressionsOfRule = db.prepare<[string]>('DELETE FROM alert_suppressions WHERE rule_id = ?');
+    this.#metricAlertSpans = db.prepare<[string, string, string], Pick<AlertRow, 'severity' | 'triggered_at' | 'resolved_at'>>(
+      'SELECT severity, triggered_at, resolved_at FROM alerts WHERE database_id = ? AND metric != ? AND (resolved_at IS NULL OR resolved_at > ?)',
+    );
   }
 
   /** False when the rule already has an active alert on this database. */
@@ -118,5 +124,14 @@ export class AlertsRepository {
 
   dropSuppressionsOfRule(ruleId: string): void {
     this.#dropSuppressionsOfRule.run(ruleId);
+  }
+
+  /** The alerts of metric rules (not of status rules) on this database that were active at some moment from `sinceMs` on. */
+  metricAlertSpans(databaseId: string, sinceMs: number): AlertSpan[] {
+    return this.#metricAlertSpans.all(databaseId, statusMetric, new Date(sinceMs).toISOString()).map((row) => ({
+      severity: row.severity,
+      fromMs: Date.parse(row.triggered_at),
+      toMs: row.resolved_at === null ? null : Date.parse(row.resolved_at),
+    }));
   }
 }

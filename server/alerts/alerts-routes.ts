@@ -140,7 +140,7 @@ export function alertsRoutes(rules: AlertRulesService, alerts: AlertsService, no
       operationId: 'resolveAlert',
       summary: 'Resolve an alert by hand, with an optional note',
       description:
-        'The body is optional. resolved_by becomes the caller (a user id, or the service account id of a service-account key). ' +
+        'The body is optional. resolved_by becomes the caller: the user id (usr_...) for a personal key, the key id (key_...) for a service-account key. ' +
         'The rule does not fire again on this database until its condition has cleared once (a sample past the threshold by the hysteresis margin). ' +
         'An alert resolved already gives 409 already_resolved.',
       tag,
@@ -153,7 +153,7 @@ export function alertsRoutes(rules: AlertRulesService, alerts: AlertsService, no
         409: { description: 'The alert is resolved already', schema: errorBody },
       },
       handler: (ctx, { params, body, principal }) => {
-        const resolvedBy = principal.userId ?? principal.serviceAccountId ?? principal.credentialId;
+        const resolvedBy = principal.userId ?? principal.credentialId;
         ctx.body = presentAlert(alerts.resolve(principal.orgId, params.id, resolvedBy, body.note, now()));
       },
     }),

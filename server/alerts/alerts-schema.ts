@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pagingQuery, paginationSchema } from '../http/paging.js';
-import { alertMetrics } from './alert-metrics.js';
+import { alertMetrics, statusValues } from './alert-metrics.js';
 import { hysteresisRatio, operators } from './alert-evaluator.js';
 
 export const severities = ['info', 'warning', 'critical'] as const;
@@ -15,11 +15,16 @@ const metric = z
   .enum(alertMetrics)
   .describe(
     'A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) ' +
-      'or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals). ' +
-      'Database status is not a rule metric: `warning`/`critical` follow from alerts, `unreachable` from `reachable`.',
+      'or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), ' +
+      'or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules ' +
+      'are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), ' +
+      'but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.',
   );
-const operator = z.enum(operators);
-const threshold = z.number().describe('Compared with the metric as `metric operator threshold`');
+const operator = z.enum(operators).describe('For `status`: == or != only');
+const statusValue = z.enum(statusValues);
+const threshold = z
+  .union([z.number(), statusValue])
+  .describe('Compared with the metric as `metric operator threshold`: a number, or for `status` a status value');
 const durationSeconds = z
   .number()
   .int()
@@ -64,7 +69,7 @@ export const alertRuleRecord = z
     database_id: z.string().nullable(),
     metric: z.string(),
     operator,
-    threshold: z.number(),
+    threshold: z.union([z.number(), statusValue]).describe('A status value for `status` rules, else a number'),
     duration_seconds: z.number().int(),
     severity: z.enum(severities),
     enabled: z.boolean(),
@@ -91,8 +96,8 @@ export const alertRecord = z
     status: z.enum(alertStatuses),
     metric: z.string(),
     operator,
-    value: z.number().nullable().describe('The value that fired the alert'),
-    threshold: z.number(),
+    value: z.union([z.number(), statusValue]).nullable().describe('The value that fired the alert (a status value for `status` rules)'),
+    threshold: z.union([z.number(), statusValue]),
     message: z
       .string()
       .describe(
@@ -103,8 +108,13 @@ export const alertRecord = z
     resolved_at: z.string().nullable(),
     resolved_by: z
       .string()
+      .regex(/^(auto$|usr_|key_|sa_)/)
       .nullable()
-      .describe('`auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it: a user id, or a service account id for service-account keys'),
+      .describe(
+        '`auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: ' +
+          'a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. ' +
+          'Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with.',
+      ),
     resolution_note: z.string().nullable(),
   })
   .meta({ id: 'Alert' });

@@ -1,8 +1,8 @@
 export const scopes = ['databases', 'metrics', 'queries', 'alerts', 'optimizations', 'webhooks', 'api_keys', 'agent'] as const;
 export type Scope = (typeof scopes)[number];
 
-/** Keys get every scope but `agent` unless they ask: agent keys are for agents only. */
-export const defaultScopes: readonly Scope[] = scopes.filter((scope) => scope !== 'agent');
+/** Keys get every scope but `agent` (agent keys are for agents only) and `api_keys` (a key that may make keys must ask for it). */
+export const defaultScopes: readonly Scope[] = scopes.filter((scope) => scope !== 'agent' && scope !== 'api_keys');
 
 export const roles = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof roles)[number];

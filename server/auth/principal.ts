@@ -12,6 +12,8 @@ export interface Principal {
   userId: string | null;
   role: Role | null;
   serviceAccountId: string | null;
+  /** The permission the key was made with; `access` may be narrower (the user's role, the service account's permission). */
+  keyPermission: Access;
   access: Access;
   scopes: readonly Scope[];
   expiresAt: string | null;

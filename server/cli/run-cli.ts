@@ -99,7 +99,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stdout(applied.length === 0 ? 'schema is up to date' : `applied ${applied.map((m) => `${m.version}-${m.name}`).join(', ')}`);
         return 0;
       }
-      return await runCommand(command, positionals.slice(2), flags, createServices(db, secretKey), io);
+      const services = createServices(db, secretKey, undefined, { maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization });
+      return await runCommand(command, positionals.slice(2), flags, services, io);
     } finally {
       db.close();
     }

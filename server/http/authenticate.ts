@@ -47,7 +47,15 @@ export function requirePrincipal(auth: AuthResult | undefined, requirement: Acce
     throw new PermissionError(`This API key lacks the ${requirement.scope} scope`);
   }
   if (!allows(principal.access, requirement.access)) {
-    throw new PermissionError('This API key has read permission only; this request needs write');
+    throw new PermissionError(`${readOnlyCause(principal)}; this request needs ${requirement.access}`);
   }
   return principal;
+}
+
+/** What holds a principal to read: the key itself, or the role or service account it acts for. */
+function readOnlyCause(principal: Principal): string {
+  if (principal.keyPermission === 'read') return 'This API key has read permission only';
+  return principal.role !== null
+    ? `This personal token acts for a user whose role ${principal.role} has read permission only`
+    : 'This API key acts for a service account that has read permission only';
 }

@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import { RateLimitError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
 import type { AuthResult } from './authenticate.js';
+import { rateLimitAddress } from './rate-limit-address.js';
 import { hourlyLimit, planHourlyLimits, type RateLimiter } from './rate-limiter.js';
 
 /**
@@ -10,19 +12,21 @@ import { hourlyLimit, planHourlyLimits, type RateLimiter } from './rate-limiter.
 export const agentHourlyFloor = 36_000;
 
 /**
- * Counts per credential (per client address when there is none), with the plan's hourly limit.
- * Agent ingest has buckets of its own so dashboard use can never stop monitoring.
+ * Counts per principal, with the plan's hourly limit: a user's personal tokens together, a service
+ * account's keys together, so minting keys buys no more requests. Without a valid credential, per
+ * client address (IPv6 per /64). Agent ingest has buckets of its own so dashboard use can never
+ * stop monitoring.
  */
 export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
   return async (ctx, next) => {
     const auth = ctx.state.auth as AuthResult | undefined;
     const principal = auth !== undefined && 'principal' in auth ? auth.principal : undefined;
     const family = ctx.path.startsWith('/v1/agent/') ? 'agent' : 'api';
-    const bucket = principal === undefined ? `${family}:ip:${ctx.ip}` : `${family}:key:${principal.credentialId}`;
-    const planLimit = principal === undefined ? planHourlyLimits.free : hourlyLimit(principal.plan, principal.customHourlyLimit);
-    const limit = family === 'agent' && principal !== undefined ? Math.max(planLimit, agentHourlyFloor) : planLimit;
     const nowMs = now().getTime();
-    const decision = limiter.take(bucket, limit, nowMs);
+    const decision =
+      principal === undefined
+        ? limiter.takeForAddress(`${family}:${rateLimitAddress(ctx.ip)}`, planHourlyLimits.free, nowMs)
+        : limiter.takeForPrincipal(`${family}:${principalBucket(principal)}`, principalLimit(principal, family), nowMs);
     ctx.set('X-RateLimit-Limit', String(decision.limit));
     ctx.set('X-RateLimit-Remaining', String(decision.remaining));
     ctx.set('X-RateLimit-Reset', String(decision.resetAt));
@@ -32,4 +36,14 @@ export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
     }
     await next();
   };
+}
+
+function principalLimit(principal: Principal, family: 'agent' | 'api'): number {
+  const planLimit = hourlyLimit(principal.plan, principal.customHourlyLimit);
+  return family === 'agent' ? Math.max(planLimit, agentHourlyFloor) : planLimit;
+}
+
+/** User and service-account ids carry their kind (`usr_`, `sa_`), so the two never share a bucket. */
+function principalBucket(principal: Principal): string {
+  return principal.kind === 'personal' ? principal.userId! : principal.serviceAccountId!;
 }

@@ -11,6 +11,8 @@ type ObjectSchema = z.ZodObject;
 export interface RouteResponse {
   description: string;
   schema?: z.ZodType;
+  /** The media type of the body; application/json unless said. */
+  contentType?: string;
   headers?: Record<string, string>;
 }
 

@@ -17,7 +17,7 @@ export function metricsEndpointRoutes(metrics: ServerMetrics, token: string | un
       tag: 'Health',
       auth: 'public',
       responses: {
-        200: { description: 'Prometheus text format 0.0.4', schema: z.string() },
+        200: { description: 'Prometheus text exposition format 0.0.4', schema: z.string(), contentType: 'text/plain; version=0.0.4' },
         401: { description: 'metrics.token is set and the bearer token is missing or wrong', schema: errorBody },
       },
       handler: async (ctx) => {

@@ -26,6 +26,9 @@ export function metricsRoutes(databases: DatabasesService, metrics: MetricsServi
       path: '/v1/databases/{id}/metrics/history',
       operationId: 'getMetricsHistory',
       summary: 'Metric history at a resolution (raw, 1m, 5m, 1h, 1d or auto); rollups give avg, min and max',
+      description:
+        'Any span may be asked at any resolution: the bound is on the points that exist, not on the span. ' +
+        'When more than 10000 points (samples or buckets) fall in the span, the answer is 400 invalid_parameter (param resolution): ask a coarser resolution or a shorter span.',
       tag: 'Metrics',
       auth: { scope: 'metrics', access: 'read' },
       params: databaseIdParams,

@@ -62,12 +62,37 @@ export const metricsSnapshot = z
       memory_usage: nullableNumber,
       disk_usage: nullableNumber,
       connections: z.object({ active: nullableNumber, idle: nullableNumber, total: nullableNumber, max: nullableNumber }),
-      throughput: z.object({ queries_per_second: nullableNumber, transactions_per_second: nullableNumber }),
+      throughput: z.object({
+        queries_per_second: nullableNumber.describe(
+          "Statements per second run in this database, the agent's own left out. PostgreSQL: pg_stat_statements calls of " +
+            'the database. MySQL/MariaDB: performance_schema statement digests of the schema (statements run while it was ' +
+            "the session's default schema), requests for a plan (EXPLAIN, DESCRIBE) left out; the server-wide counters " +
+            '(mysql_global_status_questions ...) are on /metrics.',
+        ),
+        transactions_per_second: nullableNumber.describe(
+          'Transactions per second ended in this database. PostgreSQL: xact_commit + xact_rollback of pg_stat_database, ' +
+            'autocommitted statements included. MySQL/MariaDB: statements that end a transaction explicitly (COMMIT, ROLLBACK, ' +
+            "XA COMMIT, XA ROLLBACK) among the schema's statement digests; the engine counts no transactions per schema, so " +
+            'autocommitted statements (each a transaction of its own) are not counted. Server-wide: ' +
+            'mysql_global_status_com_commit and _com_rollback on /metrics.',
+        ),
+      }),
       latency: z.object({
         avg_query_time_ms: nullableNumber,
         p95_query_time_ms: nullableNumber,
         p99_query_time_ms: nullableNumber,
-        source: z.enum(['histogram', 'estimate']).nullable(),
+        source: z
+          .enum(['histogram', 'estimate'])
+          .nullable()
+          .describe(
+            'How the latencies of the range were obtained: `histogram` when every interval in the range that has a latency ' +
+              'took it from a latency histogram, otherwise `estimate` (from per-statement means and deviations). ' +
+              'Latencies are those of the database alone: PostgreSQL estimates from pg_stat_statements; MySQL 8.0.19+ sums the ' +
+              "schema's events_statements_histogram_by_digest; MariaDB, whose QUERY_RESPONSE_TIME histogram is server-wide, " +
+              "estimates from the schema's statement digests, each taken at its mean. " +
+              'Null exactly when the latencies are null: no statement ran in the range, or the engine keeps no statement ' +
+              'statistics for the database (the agent snapshot says which in `latency.note`).',
+          ),
       }),
     }),
   })

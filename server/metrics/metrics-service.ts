@@ -46,7 +46,7 @@ export class MetricsService {
           avg_query_time_ms: rates.avg_query_time_ms,
           p95_query_time_ms: rates.p95_query_time_ms,
           p99_query_time_ms: rates.p99_query_time_ms,
-          source: (latest?.latency_source ?? null) as 'histogram' | 'estimate' | null,
+          source: rates.latency_source,
         },
       },
     };
@@ -61,10 +61,24 @@ export class MetricsService {
     if (fromMs >= toMs) throw new InvalidRequestError('invalid_parameter', 'from must be before to', 'from');
     const metrics = (query.metrics ?? metricCatalog.map((metric) => metric.path)).map((path) => metricByPath(path)!);
     const resolution = this.pickResolution(query.resolution, toMs - fromMs, fromMs, database.interval_seconds * 1000, now.getTime());
+    // One row past the bound tells that there are too many, without reading them all.
+    const rows =
+      resolution === 'raw'
+        ? this.samples.rawSeries(database.id, fromMs, toMs, maxPoints + 1)
+        : this.rolledRows(database.id, resolution, fromMs, toMs, maxPoints + 1);
+    if (rows.length > maxPoints) {
+      throw new InvalidRequestError('invalid_parameter', `More than ${maxPoints} points; choose a coarser resolution or a shorter span`, 'resolution');
+    }
     const data =
       resolution === 'raw'
-        ? this.samples.rawSeries(database.id, fromMs, toMs).map((row) => point(row, metrics, (metric) => row[metric.column] ?? null))
-        : this.rolledSeries(database.id, resolution, fromMs, toMs, metrics);
+        ? rows.map((row) => point(row, metrics, (metric) => row[metric.column] ?? null))
+        : rows.map((row) =>
+            point(row, metrics, (metric) => ({
+              avg: row[`${metric.column}_avg`] ?? null,
+              min: row[`${metric.column}_min`] ?? null,
+              max: row[`${metric.column}_max`] ?? null,
+            })),
+          );
     return {
       database_id: database.id,
       from: new Date(fromMs).toISOString(),
@@ -74,29 +88,17 @@ export class MetricsService {
     };
   }
 
-  private rolledSeries(databaseId: string, resolution: ConcreteResolution, fromMs: number, toMs: number, metrics: MetricDefinition[]) {
+  private rolledRows(databaseId: string, resolution: ConcreteResolution, fromMs: number, toMs: number, limit: number) {
     this.rollups.fold();
     const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
     const bucketFrom = Math.floor(fromMs / width) * width;
-    return this.samples.rollupSeries(databaseId, resolution, bucketFrom, toMs).map((row) =>
-      point(row, metrics, (metric) => ({
-        avg: row[`${metric.column}_avg`] ?? null,
-        min: row[`${metric.column}_min`] ?? null,
-        max: row[`${metric.column}_max`] ?? null,
-      })),
-    );
+    return this.samples.rollupSeries(databaseId, resolution, bucketFrom, toMs, limit);
   }
 
   /** `auto` takes the finest resolution that gives at most ~500 points and still holds data that old. */
   private pickResolution(asked: HistoryQuery['resolution'], spanMs: number, fromMs: number, sampleMs: number, nowMs: number): ConcreteResolution {
     const candidates: { name: ConcreteResolution; ms: number }[] = [{ name: 'raw', ms: sampleMs }, ...rollupResolutions];
-    if (asked !== 'auto') {
-      const width = candidates.find((candidate) => candidate.name === asked)!.ms;
-      if (spanMs / width > maxPoints) {
-        throw new InvalidRequestError('invalid_parameter', `More than ${maxPoints} points; choose a coarser resolution`, 'resolution');
-      }
-      return asked;
-    }
+    if (asked !== 'auto') return asked;
     const fitting = candidates.find(
       (candidate) => spanMs / candidate.ms <= autoMaxPoints && fromMs >= nowMs - this.retention[candidate.name],
     );

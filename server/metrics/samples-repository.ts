@@ -37,7 +37,10 @@ export interface RangeRates {
   avg_query_time_ms: number | null;
   p95_query_time_ms: number | null;
   p99_query_time_ms: number | null;
+  latency_source: LatencySource | null;
 }
+
+export type LatencySource = 'histogram' | 'estimate';
 
 const sampleColumns: readonly (keyof SampleRow)[] = [
   'database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column as keyof SampleRow), 'latency_source',
@@ -79,22 +82,28 @@ export class SamplesRepository {
     this.#since = db.prepare<[string, number], SampleRow>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts');
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
+    // The range's latency is a histogram's only when every interval that weighs in was.
+    const weighsInLatency =
+      'queries_per_second > 0 AND coalesce(avg_query_time_ms, p95_query_time_ms, p99_query_time_ms) IS NOT NULL';
     this.#rates = db.prepare<[string, number, number], RangeRates>(
       `SELECT count(*) AS samples,
          avg(queries_per_second) AS queries_per_second,
          avg(transactions_per_second) AS transactions_per_second,
          sum(avg_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN avg_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS avg_query_time_ms,
          sum(p95_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p95_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p95_query_time_ms,
-         sum(p99_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p99_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p99_query_time_ms
+         sum(p99_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p99_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p99_query_time_ms,
+         CASE WHEN sum(${weighsInLatency}) > 0
+           THEN CASE WHEN sum(${weighsInLatency} AND latency_source = 'histogram') = sum(${weighsInLatency}) THEN 'histogram' ELSE 'estimate' END
+         END AS latency_source
        FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
     const metricColumns = metricCatalog.map((metric) => metric.column);
-    this.#raw = db.prepare<[string, number, number], Record<string, number | null>>(
-      `SELECT ts, ${metricColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts`,
+    this.#raw = db.prepare<[string, number, number, number], Record<string, number | null>>(
+      `SELECT ts, ${metricColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
     );
-    this.#rollups = db.prepare<[string, string, number, number], Record<string, number | null>>(
+    this.#rollups = db.prepare<[string, string, number, number, number], Record<string, number | null>>(
       `SELECT bucket AS ts, ${rollupColumns(metricCatalog).join(', ')} FROM sample_rollups
-       WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`,
+       WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
     );
   }
 
@@ -130,13 +139,13 @@ export class SamplesRepository {
     return this.#rates.get(databaseId, fromMs, toMs)!;
   }
 
-  /** Every metric column of the samples in [from, to), oldest first. */
-  rawSeries(databaseId: string, fromMs: number, toMs: number): Record<string, number | null>[] {
-    return this.#raw.all(databaseId, fromMs, toMs);
+  /** Every metric column of the first `limit` samples in [from, to), oldest first. */
+  rawSeries(databaseId: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
+    return this.#raw.all(databaseId, fromMs, toMs, limit);
   }
 
-  /** Every `<column>_avg|_min|_max` of the buckets of one resolution starting in [from, to). */
-  rollupSeries(databaseId: string, resolution: string, fromMs: number, toMs: number): Record<string, number | null>[] {
-    return this.#rollups.all(databaseId, resolution, fromMs, toMs);
+  /** Every `<column>_avg|_min|_max` of the first `limit` buckets of one resolution starting in [from, to). */
+  rollupSeries(databaseId: string, resolution: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
+    return this.#rollups.all(databaseId, resolution, fromMs, toMs, limit);
   }
 }

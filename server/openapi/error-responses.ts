@@ -19,6 +19,7 @@ export const errorCodes = [
   'resource_missing',
   'already_exists',
   'already_revoked',
+  'limit_reached',
   'already_resolved',
   'webhook_disabled',
   'already_applied',
@@ -55,9 +56,17 @@ export const errorBody = z
 
 export const errorResponses: Record<number, RouteResponse> = {
   400: { description: 'Invalid request parameters or body', schema: errorBody },
-  401: { description: 'Missing, malformed, unknown, expired or revoked API key', schema: errorBody },
+  401: {
+    description: "Missing, malformed, unknown, expired or revoked API key (or the key it was made with is revoked or expired, or its user no longer exists)",
+    schema: errorBody,
+  },
   403: { description: 'The key lacks the scope or permission', schema: errorBody },
   404: { description: 'No such resource in this organization', schema: errorBody },
-  429: { description: 'Rate limit exceeded', schema: errorBody },
+  429: {
+    description:
+      "Rate limit exceeded. Counted per principal in clock-hour windows: a user's personal tokens together, a service account's keys together " +
+      '(more keys buy no more requests); without a valid key per client address (IPv6 per /64); agent calls (/v1/agent/*) in a budget of their own.',
+    schema: errorBody,
+  },
   500: { description: 'Internal error', schema: errorBody },
 };

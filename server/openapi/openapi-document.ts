@@ -2,8 +2,11 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import type { RouteDefinition } from '../http/route.js';
 
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current hour', schema: { type: 'integer' as const } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current hour', schema: { type: 'integer' as const } },
+  'X-RateLimit-Limit': {
+    description: "Requests allowed in the current hour to the caller's principal (a user or service account, whatever key it uses) or, without a key, its client address",
+    schema: { type: 'integer' as const },
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current hour to the same principal or client address', schema: { type: 'integer' as const } },
   'X-RateLimit-Reset': { description: 'Unix seconds when the window resets', schema: { type: 'integer' as const } },
   'X-Request-Id': { description: 'Identifies the request in the server log', schema: { type: 'string' as const } },
 };
@@ -36,7 +39,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
           {
             description: response.description,
             headers: rateLimitHeaders,
-            ...(response.schema && { content: { 'application/json': { schema: response.schema } } }),
+            ...(response.schema && { content: { [response.contentType ?? 'application/json']: { schema: response.schema } } }),
           },
         ]),
       ),

@@ -18,7 +18,8 @@ export function queriesRoutes(databases: DatabasesService, queries: QueriesServi
         "as per-interval deltas the agent computes, so every number is what happened within `range`, never a lifetime counter. " +
         "`id` is `query_` and 22 base62 characters of a SHA-256 of the database id and the engine's query id (digest): stable " +
         'across collections and restarts. Not paged: `limit` (1..100, default 20) returns the top statements by `sort`. ' +
-        "The agent's own statements are left out. Kept as long as raw samples.",
+        "The agent's own statements are left out, and on MySQL/MariaDB requests for a plan (EXPLAIN, DESCRIBE): they run " +
+        'nothing of the workload. Kept as long as raw samples.',
       tag: 'Slow queries',
       auth: { scope: 'queries', access: 'read' },
       params: databaseIdParams,

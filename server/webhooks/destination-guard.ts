@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { expandIpv6 } from '../net/expand-ipv6.js';
 
 /** A webhook destination that resolves to an address the server may not send to. */
 export class DestinationRefusedError extends Error {
@@ -137,19 +138,4 @@ function embeddedIpv4(address: string): string | undefined {
   const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
   if (!mapped && !nat64) return undefined;
   return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-}
-
-function expandIpv6(address: string): number[] | undefined {
-  let text = address.split('%')[0]!.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted !== null) {
-    const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, -dotted[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const front = parse(head);
-  const back = tail === undefined ? [] : parse(tail);
-  const groups = tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
-  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
 }

@@ -19,6 +19,7 @@ t.test('the first cycle has no rates or latencies', async (t) => {
   const metrics = intervalMetrics(undefined, at(0, { transactions: 10, statements: [statement('a', 5, 1, 0)] }));
   t.same(metrics.throughput, { queries_per_second: null, transactions_per_second: null });
   t.equal(metrics.latency.source, null);
+  t.match(metrics.latency.note, /two cycles/);
   t.equal(metrics.statements, undefined);
   t.equal(metrics.cpuUsage, null);
 });
@@ -63,20 +64,29 @@ t.test('a heavy tail: p95 is raised to the mean, and p99 with it', async (t) => 
   t.ok((latency.p99_query_time_ms ?? NaN) >= (latency.p95_query_time_ms ?? NaN));
 });
 
-t.test('no traffic: rates 0, latencies null', async (t) => {
-  const readings = { transactions: 5, queries: 9, statements: [statement('a', 5, 1, 0)] };
+t.test('no traffic: rates 0, latencies null, and a note that says why', async (t) => {
+  const readings = { transactions: 5, statements: [statement('a', 5, 1, 0)] };
   const metrics = intervalMetrics(at(0, readings), at(10, readings));
   t.same(metrics.throughput, { queries_per_second: 0, transactions_per_second: 0 });
-  t.same(metrics.latency, { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null });
+  t.same(metrics.latency, {
+    avg_query_time_ms: null,
+    p95_query_time_ms: null,
+    p99_query_time_ms: null,
+    source: null,
+    note: 'no statement ran in the interval',
+  });
   t.same(metrics.statements, []);
 });
 
-t.test('an engine counter for queries wins over summed statement calls', async (t) => {
-  const metrics = intervalMetrics(
-    at(0, { queries: 100, statements: [statement('a', 5, 1, 0)] }),
-    at(2, { queries: 300, statements: [statement('a', 7, 1, 0)] }),
-  );
-  t.equal(metrics.throughput.queries_per_second, 100);
+t.test("without a latency, the statistics' own note says why; with one, there is no note", async (t) => {
+  const why = 'pg_stat_statements has no statements for this database yet';
+  t.equal(intervalMetrics(undefined, at(0, { statements: [] }), why).latency.note, why, 'first cycle');
+  t.equal(intervalMetrics(at(0, { statements: [] }), at(10, { statements: [] }), why).latency.note, why);
+  t.equal(intervalMetrics(at(0, {}), at(10, {}), 'not installed').latency.note, 'not installed');
+  t.match(intervalMetrics(at(0, {}), at(10, {})).latency.note, /no statement statistics/);
+  const measured = intervalMetrics(at(0, { statements: [statement('a', 5, 1, 0)] }), at(10, { statements: [statement('a', 6, 1, 0)] }), why);
+  t.equal(measured.latency.source, 'estimate');
+  t.notOk('note' in measured.latency);
 });
 
 t.test('a histogram gives the percentiles when it counted anything', async (t) => {
@@ -97,8 +107,8 @@ t.test('a histogram gives the percentiles when it counted anything', async (t) =
 
 t.test('a restart within the interval gives no rates', async (t) => {
   const metrics = intervalMetrics(
-    at(0, { uptimeSeconds: 5000, transactions: 100, queries: 100 }),
-    at(60, { uptimeSeconds: 20, transactions: 400, queries: 500 }),
+    at(0, { uptimeSeconds: 5000, transactions: 100, statements: [statement('a', 100, 1, 0)] }),
+    at(60, { uptimeSeconds: 20, transactions: 400, statements: [statement('a', 500, 1, 0)] }),
   );
   t.same(metrics.throughput, { queries_per_second: null, transactions_per_second: null });
 });

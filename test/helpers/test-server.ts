@@ -18,6 +18,7 @@ import { migrate } from '../../server/storage/migrate.js';
 import type { Db } from '../../server/storage/open-database.js';
 import type { Plan } from '../../server/auth/identity/organizations-repository.js';
 import type { Access, Role, Scope } from '../../server/auth/permissions.js';
+import { openApiResponseChecker } from './openapi-response-check.js';
 
 export interface TestServer {
   url: string;
@@ -62,6 +63,8 @@ export async function startTestServer(
     /** Config webhooks.allow_private_targets (default false, as in production): tests with local receivers set it. */
     allowPrivateWebhookTargets?: boolean;
     webhookRetryPolicy?: RetryPolicy;
+    /** Config api_keys.max_live_per_organization (default 1,000). */
+    maxLiveApiKeysPerOrganization?: number;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -72,6 +75,7 @@ export async function startTestServer(
     startedAt: options.now ?? new Date(),
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
     ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
+    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
   });
   const logLines: string[] = [];
   const sink = new Writable({
@@ -95,7 +99,11 @@ export async function startTestServer(
     version: 'test',
   });
   const server: Server = await listen(app, '127.0.0.1', 0);
+  // Client and server share this process: when a test blocks the event loop past the 5 s default,
+  // the server's idle timer and fetch's reuse of that socket race, and the request dies with ECONNRESET.
+  server.keepAliveTimeout = 60_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const checkResponse = await openApiResponseChecker(url);
   return {
     url,
     app,
@@ -115,7 +123,12 @@ export async function startTestServer(
       dispatchers.push(dispatcher);
       return dispatcher;
     },
-    request: (method, path, requestOptions = {}) => send(url, method, path, requestOptions),
+    // Every response a test receives must be one the served OpenAPI document describes.
+    request: async (method, path, requestOptions = {}) => {
+      const response = await send(url, method, path, requestOptions);
+      checkResponse(method, path, { status: response.status, headers: response.headers, body: response.body ?? (response.text === '' ? undefined : response.text) });
+      return response;
+    },
     close: async () => {
       await Promise.all(dispatchers.map((dispatcher) => dispatcher.stop()));
       await closeGracefully(server, 1000);
@@ -178,8 +191,9 @@ export function createUserKey(
   now: Date,
   role: Role,
   permission: Access = 'write',
+  scopes?: Scope[],
 ): { userId: string; key: string } {
   const user = services.identity.createUser({ orgId, email: `${role}-${Math.random().toString(36).slice(2)}@example.test`, role }, now);
-  const key = services.apiKeys.create(orgId, { kind: 'personal', userId: user.id }, { name: 'pat', permission }, now).value;
+  const key = services.apiKeys.create(orgId, { kind: 'personal', userId: user.id }, { name: 'pat', permission, scopes }, now).value;
   return { userId: user.id, key };
 }

@@ -36,6 +36,8 @@ t.test('defaults', async (t) => {
   t.same(config.log, { level: 'info' });
   t.same(config.metrics, {});
   t.equal(config.secret_key, undefined, 'no secret key unless configured');
+  t.equal(config.api_keys.max_live_per_organization, 1000, 'an organization holds at most 1,000 live API keys');
+  t.equal(loadServerConfig({}, { DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION: '50' }).api_keys.max_live_per_organization, 50);
   t.ok(Object.isFrozen(config), 'the config is frozen');
   t.ok(Object.isFrozen(config.server), 'deeply');
 });

@@ -10,8 +10,8 @@ export const mysqlDatabaseCollector: Collector<MysqlSource> = {
       `SELECT VERSION() AS version,
               (SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0)
                  FROM information_schema.TABLES
-                WHERE TABLE_SCHEMA = DATABASE()) AS size_bytes`,
-      [],
+                WHERE TABLE_SCHEMA = ?) AS size_bytes`,
+      [source.schema],
       signal,
     );
     return {

@@ -44,9 +44,8 @@ const VARIABLES = [
 ] as const;
 
 /**
- * Server-wide counters: the engine keeps no per-schema ones. Transactions are explicit COMMITs
- * and ROLLBACKs (Com_commit + Com_rollback); autocommitted statements are not counted there.
- * Queries are `Questions`, the statements clients sent, the agent's own included.
+ * Server-wide counters, every database's traffic and the agent's own included: exported as they
+ * are, and the server's uptime. The monitored database's rates come from its statement digests.
  */
 export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
   name: 'mysql_global_status',
@@ -64,11 +63,7 @@ export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
     };
     return {
       counters: Object.fromEntries([...status].map(([name, count]) => [`mysql_global_status_${name}`, count])),
-      readings: {
-        uptimeSeconds: value('uptime'),
-        transactions: value('com_commit') + value('com_rollback'),
-        queries: value('questions'),
-      },
+      readings: { uptimeSeconds: value('uptime') },
     };
   },
 };

@@ -5,9 +5,9 @@ import { numberOf } from '../../sources/row.js';
 
 /**
  * Client connections whose default schema is the monitored database. Server threads (MariaDB's
- * 'system user', the event scheduler) are not connections; the agent's own are recognised by
- * the program_name attribute they connect with, and by this session's id when
- * performance_schema is off. `max` is the server's limit, shared by all its databases.
+ * 'system user', the event scheduler) are not connections; the agent's own collection
+ * connection has no default schema, and its other sessions are recognised by the program_name
+ * attribute they connect with. `max` is the server's limit, shared by all its databases.
  */
 export const mysqlProcesslistCollector: Collector<MysqlSource> = {
   name: 'mysql_processlist',
@@ -17,14 +17,13 @@ export const mysqlProcesslistCollector: Collector<MysqlSource> = {
               COUNT(*) AS total,
               @@max_connections AS max
          FROM information_schema.PROCESSLIST
-        WHERE DB = DATABASE()
+        WHERE DB = ?
           AND COMMAND <> 'Daemon'
           AND USER NOT IN ('system user', 'event_scheduler')
-          AND ID <> CONNECTION_ID()
           AND ID NOT IN (SELECT PROCESSLIST_ID
                            FROM performance_schema.session_connect_attrs
                           WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = ?)`,
-      [AGENT_NAME],
+      [source.schema, AGENT_NAME],
       signal,
     );
     const active = numberOf(row?.active);

@@ -11,6 +11,7 @@ import { numberOf, textOf, type Row } from '../../sources/row.js';
  */
 export const postgresStatementsCollector: Collector<PostgresSource> = {
   name: 'pg_stat_statements',
+  explainsMissingLatency: true,
   async collect(source, { signal }) {
     const [extension] = await source.query(
       `SELECT n.nspname AS schema,
@@ -33,7 +34,10 @@ export const postgresStatementsCollector: Collector<PostgresSource> = {
     const rows = await source.query(statementsQuery(textOf(extension.schema), columnsOf(extension)), [
       `%${AGENT_MARKER}%`,
     ], signal);
-    return { readings: { statements: rows.map(toTotals) } };
+    return {
+      readings: { statements: rows.map(toTotals) },
+      ...(rows.length === 0 && { latencyNote: 'pg_stat_statements has no statements for this database yet' }),
+    };
   },
 };
 

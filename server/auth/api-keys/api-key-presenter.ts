@@ -16,5 +16,6 @@ export function presentApiKey(row: ApiKeyListRow) {
     last_used_at: row.last_used_at,
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    parent_key_id: row.parent_key_id,
   };
 }

@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
-import { errorResponses } from '../../openapi/error-responses.js';
+import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import { presentApiKey } from './api-key-presenter.js';
 import { apiKeyCreateBody, apiKeyIdParams, apiKeyList, apiKeyListQuery, createdApiKey } from './api-keys-schema.js';
@@ -12,10 +12,22 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       path: '/v1/api-keys',
       operationId: 'createApiKey',
       summary: 'Create an API key; the value is in the response this once only',
+      description:
+        'The calling key needs the `api_keys` scope, which no key gets by default. The new key is never broader than the calling key ' +
+        '(permission, scopes, expiry: it inherits the expiry of its parent and may not outlive it) and records it as `parent_key_id`: ' +
+        'revoking the parent, or its expiry, revokes the new key and every key made through it, transitively ' +
+        '(authentication refuses a key whose parent or any ancestor is revoked or expired). ' +
+        'Members make personal tokens for themselves; owners and admins also keys of any service account; ' +
+        'a service-account key keys of its own service account only. An organization holds at most ' +
+        '`api_keys.max_live_per_organization` (default 1,000) keys neither revoked nor expired; one more is refused with 409 `limit_reached`.',
       tag: 'API keys',
       auth: { scope: 'api_keys', access: 'write' },
       body: apiKeyCreateBody,
-      responses: { 201: { description: 'The key, with its value', schema: createdApiKey }, ...errorResponses },
+      responses: {
+        201: { description: 'The key, with its value', schema: createdApiKey },
+        ...errorResponses,
+        409: { description: '`limit_reached`: the organization already holds its maximum of live keys', schema: errorBody },
+      },
       handler: (ctx, { body, principal }) => {
         const created = apiKeys.createFor(principal, body, now());
         ctx.status = 201;
@@ -28,7 +40,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       method: 'get',
       path: '/v1/api-keys',
       operationId: 'listApiKeys',
-      summary: "List API keys (owners, admins and service accounts see the organization's; others their own)",
+      summary: "List API keys (owners and admins see the organization's; a service account its own; other users their own)",
       tag: 'API keys',
       auth: { scope: 'api_keys', access: 'read' },
       query: apiKeyListQuery,
@@ -43,11 +55,14 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       method: 'delete',
       path: '/v1/api-keys/{id}',
       operationId: 'revokeApiKey',
-      summary: 'Revoke an API key',
+      summary: 'Revoke an API key, and every key made through it',
+      description:
+        'Revokes the key and, transitively, every key made with it (their `parent_key_id` chain). Owners and admins revoke any key of ' +
+        "the organization through their personal tokens; a service-account key only its own service account's keys; other users their own.",
       tag: 'API keys',
       auth: { scope: 'api_keys', access: 'write' },
       params: apiKeyIdParams,
-      responses: { 204: { description: 'Revoked' }, ...errorResponses },
+      responses: { 204: { description: 'Revoked' }, ...errorResponses, 409: { description: 'The key is revoked already (already_revoked)', schema: errorBody } },
       handler: (ctx, { params, principal }) => {
         apiKeys.revokeFor(principal, params.id, now());
         ctx.status = 204;

@@ -5,7 +5,7 @@ import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Ac
 import type { Principal } from '../principal.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
 import { checkToken, issueToken } from './api-key-token.js';
-import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeysRepository } from './api-keys-repository.js';
+import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeyRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
 
 export interface NewApiKey {
   name: string;
@@ -25,12 +25,16 @@ export interface CreatedApiKey {
 /** last_used_at is written at most this often per key, so reads do not turn every request into a write. */
 const lastUsedResolutionMs = 60_000;
 
+export const defaultMaxLiveKeysPerOrganization = 1000;
+
 export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly identity: IdentityService,
     /** Key lookups by token hash (null: no such key), kept until a credential table changes. */
     private readonly lookups: GenerationCache<ApiKeyAuthRow | null>,
+    /** Keys neither revoked nor expired that one organization may hold (config api_keys.max_live_per_organization). */
+    private readonly maxLivePerOrganization = defaultMaxLiveKeysPerOrganization,
   ) {}
 
   /** Resolves a bearer token to the rights in force now; throws with a code naming what is wrong. */
@@ -39,9 +43,19 @@ export class ApiKeysService {
     if (!check.ok) throw new AuthenticationError('malformed_api_key', 'The API key is malformed');
     const row = this.lookups.get(check.hash.toString('base64'), () => this.keys.findForAuth(check.hash) ?? null);
     if (row === null) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
+    // Its user or service account deleted with foreign keys off (the sqlite3 shell): no role to act with.
+    if (row.kind === 'personal' ? row.user_role === null : row.service_account_permission === null) {
+      throw new AuthenticationError('invalid_api_key', 'The API key belongs to a user or service account that no longer exists');
+    }
     if (row.revoked_at !== null) throw new AuthenticationError('revoked_api_key', 'The API key has been revoked');
+    if (row.ancestor_revoked === 1) {
+      throw new AuthenticationError('revoked_api_key', 'The API key was revoked with the key that created it');
+    }
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) {
       throw new AuthenticationError('expired_api_key', `The API key expired at ${row.expires_at}`);
+    }
+    if (row.ancestor_expires_at !== null && Date.parse(row.ancestor_expires_at) <= now.getTime()) {
+      throw new AuthenticationError('expired_api_key', `The key that created it expired at ${row.ancestor_expires_at}`);
     }
     if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= lastUsedResolutionMs) {
       row.last_used_at = now.toISOString();
@@ -50,7 +64,7 @@ export class ApiKeysService {
     return toPrincipal(row);
   }
 
-  /** A key made through the API: never broader than the key that asks for it. */
+  /** A key made through the API: never broader than the key that asks for it, and revoked with it. */
   createFor(principal: Principal, input: NewApiKey, now: Date): CreatedApiKey {
     if (!allows(principal.access, input.permission)) {
       throw new PermissionError('A key cannot create a key with more permission than itself');
@@ -62,17 +76,18 @@ export class ApiKeysService {
     if (principal.expiresAt !== null && expiresAt !== undefined && Date.parse(expiresAt) > Date.parse(principal.expiresAt)) {
       throw new PermissionError('A key cannot create a key that outlives itself');
     }
-    return this.create(principal.orgId, this.ownerFor(principal, input, now), { ...input, scopes, expires_at: expiresAt }, now);
+    const owner = this.ownerFor(principal, input, now);
+    return this.create(principal.orgId, owner, { ...input, scopes, expires_at: expiresAt }, now, principal.credentialId);
   }
 
-  /** Operator path (CLI, first start): no caller to stay within. */
-  create(orgId: string, owner: KeyOwner, input: NewApiKey, now: Date): CreatedApiKey {
+  /** Operator path (CLI, first start): no caller to stay within, and no parent key unless `parentKeyId`. */
+  create(orgId: string, owner: KeyOwner, input: NewApiKey, now: Date, parentKeyId: string | null = null): CreatedApiKey {
     if (input.expires_at !== undefined && Date.parse(input.expires_at) <= now.getTime()) {
       throw new InvalidRequestError('invalid_parameter', 'expires_at must be in the future', 'expires_at');
     }
     const token = issueToken(owner.kind);
     const id = newId('key');
-    this.keys.insert({
+    const row: ApiKeyRow = {
       id,
       org_id: orgId,
       name: input.name,
@@ -88,16 +103,23 @@ export class ApiKeysService {
       last_used_at: null,
       created_at: now.toISOString(),
       revoked_at: null,
-    });
+      parent_key_id: parentKeyId,
+    };
+    if (!this.keys.insertWithinCap(row, this.maxLivePerOrganization)) {
+      throw new ConflictError(
+        'limit_reached',
+        `The organization has ${this.maxLivePerOrganization} live API keys, the most it may hold; revoke keys it no longer uses`,
+      );
+    }
     return { row: this.keys.findById(id)!, value: token.value };
   }
 
   list(principal: Principal, limit: number, offset: number): { rows: ApiKeyListRow[]; total: number } {
-    return this.keys.listVisible(principal.orgId, visibleOwner(principal), limit, offset);
+    return this.keys.listVisible(principal.orgId, visibility(principal), limit, offset);
   }
 
   revokeFor(principal: Principal, id: string, now: Date): void {
-    const row = this.keys.findVisible(principal.orgId, id, visibleOwner(principal));
+    const row = this.keys.findVisible(principal.orgId, id, visibility(principal));
     if (row === undefined) throw new NotFoundError(`No API key ${id}`, 'id');
     this.revoke(row.id, now);
   }
@@ -108,10 +130,15 @@ export class ApiKeysService {
   }
 
   private ownerFor(principal: Principal, input: NewApiKey, now: Date): KeyOwner {
-    if (input.service_account !== undefined) {
-      if (principal.role !== null && !isAdminRole(principal.role)) {
-        throw new PermissionError('Only owners and admins can create service-account keys');
+    if (principal.kind === 'service_account') {
+      const named = input.service_account;
+      if (named !== undefined && this.identity.findServiceAccount(principal.orgId, named)?.id !== principal.serviceAccountId) {
+        throw new PermissionError('A service-account key can create keys for its own service account only');
       }
+      return { kind: 'service_account', serviceAccountId: principal.serviceAccountId! };
+    }
+    if (input.service_account !== undefined) {
+      if (!isAdminRole(principal.role!)) throw new PermissionError('Only owners and admins can create service-account keys');
       const account = this.identity.serviceAccount(principal.orgId, input.service_account, input.permission, now);
       if (!allows(account.permission, input.permission)) {
         throw new InvalidRequestError(
@@ -122,15 +149,14 @@ export class ApiKeysService {
       }
       return { kind: 'service_account', serviceAccountId: account.id };
     }
-    return principal.kind === 'personal'
-      ? { kind: 'personal', userId: principal.userId! }
-      : { kind: 'service_account', serviceAccountId: principal.serviceAccountId! };
+    return { kind: 'personal', userId: principal.userId! };
   }
 }
 
-/** Owners, admins and service accounts see every key of the organization; other users their own. */
-function visibleOwner(principal: Principal): string | null {
-  return principal.role === null || isAdminRole(principal.role) ? null : principal.userId;
+/** Owners and admins see every key of the organization; a service account its own keys; other users their own. */
+function visibility(principal: Principal): KeyVisibility {
+  if (principal.kind === 'service_account') return { user_id: null, service_account_id: principal.serviceAccountId };
+  return { user_id: isAdminRole(principal.role!) ? null : principal.userId, service_account_id: null };
 }
 
 function toPrincipal(row: ApiKeyAuthRow): Principal {
@@ -144,6 +170,7 @@ function toPrincipal(row: ApiKeyAuthRow): Principal {
     userId: row.user_id,
     role: row.user_role,
     serviceAccountId: row.service_account_id,
+    keyPermission: row.permission,
     access: narrowerAccess(row.permission, ceiling),
     scopes: JSON.parse(row.scopes) as Scope[],
     expiresAt: row.expires_at,

@@ -89,6 +89,10 @@ export class IdentityService {
     if (!this.users.setRole(orgId, userId, role)) throw new NotFoundError(`No user ${userId}`, 'user');
   }
 
+  findServiceAccount(orgId: string, name: string): ServiceAccount | undefined {
+    return this.serviceAccounts.findByName(orgId, name);
+  }
+
   /** The named service account, created with `permission` when it does not exist yet. */
   serviceAccount(orgId: string, name: string, permission: Access, now: Date): ServiceAccount {
     const existing = this.serviceAccounts.findByName(orgId, name);

@@ -62,3 +62,37 @@ t.test('tokens', async (t) => {
   );
   t.same(tokenize('a = $12', 'postgresql').map((token) => token.type), ['word', 'punct', 'parameter']);
 });
+
+t.test('PostgreSQL ends a -- comment at a carriage return too', async (t) => {
+  const smuggled = checkStatement('SELECT 1 --\r; DROP TABLE t', 'postgresql');
+  t.notOk(smuggled.ok, 'a semicolon after \\r is a second statement');
+  if (!smuggled.ok) t.match(smuggled.reason, /more than one statement/);
+  t.ok(checkStatement('SELECT 1 # x\r; still a comment', 'mysql').ok, 'MySQL ends # and -- comments at \\n only');
+});
+
+t.test('the guard lexes as the engines do: whitespace, comment starts, dollar tags, escape strings', async (t) => {
+  t.notOk(checkStatement('SELECT 1 --\u00a0; DROP TABLE t', 'mysql').ok, 'a no-break space does not start a MySQL comment');
+  t.ok(checkStatement('SELECT 1 --\x01; still a comment', 'mysql').ok, 'a control character after -- starts a MySQL comment');
+  t.ok(checkStatement('SELECT $é$ ; $é$', 'postgresql').ok, 'a dollar tag may hold non-ASCII letters');
+  const tagged = checkStatement("SELECT $é$ ' $é$, public.evil() -- '", 'postgresql');
+  t.ok(tagged.ok && tagged.tokens.some((token) => token.text === 'evil'), 'the call after a non-ASCII dollar-quoted string is seen');
+  const identifierE = checkStatement("SELECT 1 AS éE'\\' , public.evil() -- '", 'postgresql');
+  t.ok(!identifierE.ok || identifierE.tokens.some((token) => token.text === 'evil'), 'E after a non-ASCII letter belongs to the name: no escape string');
+  const unicode = checkStatement('SELECT public.U&"\\0065vil"()', 'postgresql');
+  t.notOk(unicode.ok, 'a Unicode-escaped name is refused');
+  if (!unicode.ok) t.match(unicode.reason, /Unicode/);
+});
+
+t.test('MySQL quoting follows ANSI_QUOTES and NO_BACKSLASH_ESCAPES', async (t) => {
+  const doubleQuoted = 'SELECT "a\\" ; DROP TABLE t; -- " FROM t';
+  t.ok(checkStatement(doubleQuoted, 'mysql').ok, 'by default "..." is a string with backslash escapes');
+  t.notOk(checkStatement(doubleQuoted, 'mysql', { ansiQuotes: true }).ok, 'under ANSI_QUOTES "..." is a name without escapes');
+  t.same(
+    tokenize('"a""b"', 'mysql', { ansiQuotes: true }).map((token) => [token.type, token.text]),
+    [['quoted_identifier', '"a""b"']],
+  );
+  const singleQuoted = "SELECT 'a\\' ; DROP TABLE t; -- '";
+  t.ok(checkStatement(singleQuoted, 'mysql').ok);
+  t.notOk(checkStatement(singleQuoted, 'mysql', { noBackslashEscapes: true }).ok, 'under NO_BACKSLASH_ESCAPES a backslash escapes nothing');
+  t.notOk(checkStatement('SELECT "a\\" ; DROP TABLE t; -- "', 'mysql', { noBackslashEscapes: true }).ok);
+});

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { isId } from '../../../server/crypto/new-id.js';
 import { migrate, readMigrations } from '../../../server/storage/migrate.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
-import { createServiceKey, createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { createServiceKey, createTenant, createUserKey, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 type Metrics = NonNullable<Parameters<typeof makeSnapshot>[1]>['metrics'];
 
@@ -113,7 +113,10 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     const cases: [Record<string, unknown>, number, string, string][] = [
       [{ ...valid, name: undefined }, 400, 'missing_required_parameter', 'name'],
       [{ ...valid, metric: undefined }, 400, 'missing_required_parameter', 'metric'],
-      [{ ...valid, metric: 'status' }, 400, 'invalid_parameter', 'metric'],
+      [{ ...valid, metric: 'status', operator: '==' }, 400, 'invalid_parameter', 'threshold'],
+      [{ ...valid, metric: 'status', threshold: 'warning' }, 400, 'invalid_parameter', 'operator'],
+      [{ ...valid, metric: 'status', operator: '!=', threshold: 'sleepy' }, 400, 'invalid_parameter', 'threshold'],
+      [{ ...valid, threshold: 'warning' }, 400, 'invalid_parameter', 'threshold'],
       [{ ...valid, metric: 'connections.bogus' }, 400, 'invalid_parameter', 'metric'],
       [{ ...valid, operator: '=>' }, 400, 'invalid_parameter', 'operator'],
       [{ ...valid, threshold: '5' }, 400, 'invalid_parameter', 'threshold'],
@@ -197,7 +200,9 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     t.equal(resolved.body.status, 'resolved');
     t.equal(resolved.body.resolution_note, 'known, load test');
     t.equal(resolved.body.resolved_at, server.clock.now.toISOString());
-    t.match(resolved.body.resolved_by, /^sa_/, 'a service-account key resolves as its service account');
+    const keyId = server.services.apiKeys.authenticate(key, server.clock.now).credentialId;
+    t.match(keyId, /^key_/);
+    t.equal(resolved.body.resolved_by, keyId, 'a service-account key resolves as its key id');
     const again = await server.request('PATCH', `/v1/alerts/${firstAlertId}/resolve`, { key });
     t.equal(again.status, 409);
     t.equal(again.body.error.type, 'conflict');
@@ -241,6 +246,20 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     t.equal((await server.request('GET', `/v1/databases/${flappy}`, { key })).body.status, 'critical');
   });
 
+  await t.test('resolved_by names the user of a personal key; a stored service account id is shown as stored', async (t) => {
+    const db = await createDatabase('resolvers');
+    await server.request('POST', '/v1/alerts/rules', { key, body: { name: 'cpu', database_id: db, metric: 'cpu_usage', operator: '>', threshold: 5 } });
+    ingestAt(server, db, { metrics: { cpu_usage: 50 } });
+    const [alert] = (await server.request('GET', `/v1/alerts?database_id=${db}`, { key })).body.data;
+    const member = createUserKey(server.services, tenant.orgId, server.clock.now, 'member');
+    const resolved = await server.request('PATCH', `/v1/alerts/${alert.id}/resolve`, { key: member.key });
+    t.equal(resolved.status, 200, resolved.text);
+    t.equal(resolved.body.resolved_by, member.userId);
+    server.db.prepare('UPDATE alerts SET resolved_by = ? WHERE id = ?').run('sa_0123456789abcdefABCDEF', alert.id);
+    const legacy = await server.request('GET', `/v1/alerts/${alert.id}`, { key });
+    t.equal(legacy.body.resolved_by, 'sa_0123456789abcdefABCDEF', 'an alert resolved by an earlier server keeps what it was stored with');
+  });
+
   await t.test('deleting or disabling a rule resolves its alerts; pausing a database resolves all of them', async (t) => {
     const db = await createDatabase('churn');
     const make = async (name: string) =>
@@ -264,6 +283,55 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     t.equal((await server.request('GET', `/v1/databases/${db}`, { key })).body.status, 'pending', 'old samples do not count after a resume');
     const changes = eventsOf(server, 'database.status_changed').filter((event) => event.data.object.id === db);
     t.same(changes.map((event) => event.data.object.status), ['healthy', 'paused', 'pending']);
+  });
+
+  await t.test('a status rule fires and resolves on the status derived without its own alerts', async (t) => {
+    const db = await createDatabase('statusy');
+    const rule = (body: Record<string, unknown>) => server.request('POST', '/v1/alerts/rules', { key, body: { database_id: db, ...body } });
+    await rule({ name: 'hot', metric: 'cpu_usage', operator: '>', threshold: 50, severity: 'warning' });
+    const created = await rule({ name: 'escalate', metric: 'status', operator: '==', threshold: 'warning', duration_seconds: 20, severity: 'critical' });
+    t.equal(created.status, 201, created.text);
+    t.match(created.body, { metric: 'status', operator: '==', threshold: 'warning' });
+    const statusAlerts = async (status = 'all') =>
+      (await server.request('GET', `/v1/alerts?status=${status}&database_id=${db}`, { key })).body.data.filter((alert: { metric: string }) => alert.metric === 'status');
+    const databaseStatus = async () => (await server.request('GET', `/v1/databases/${db}`, { key })).body.status;
+
+    ingestAt(server, db, { metrics: { cpu_usage: 60 } });
+    ingestAt(server, db, { metrics: { cpu_usage: 60 } });
+    t.equal(await databaseStatus(), 'warning', 'the metric rule sets warning');
+    t.same(await statusAlerts(), [], 'warning for 10 s of 20');
+    ingestAt(server, db, { metrics: { cpu_usage: 60 } });
+    const [fired] = await statusAlerts();
+    t.match(fired, { status: 'active', severity: 'critical', value: 'warning', threshold: 'warning', message: 'escalate: status is warning (== warning for 20 s)' });
+    t.equal(await databaseStatus(), 'critical', 'its alert sets the status like any other');
+    for (let i = 0; i < 3; i++) ingestAt(server, db, { metrics: { cpu_usage: 60 } });
+    t.equal((await statusAlerts()).length, 1, 'critical from its own alert does not clear it: no flip-flop');
+    t.equal(await databaseStatus(), 'critical');
+
+    ingestAt(server, db, { metrics: { cpu_usage: 10 } });
+    ingestAt(server, db, { metrics: { cpu_usage: 10 } });
+    t.equal((await statusAlerts('active')).length, 1, 'the metric alert resolved; the status rule holds for its duration');
+    ingestAt(server, db, { metrics: { cpu_usage: 10 } });
+    ingestAt(server, db, { metrics: { cpu_usage: 10 } });
+    t.match(await statusAlerts(), [{ id: fired.id, status: 'resolved', resolved_by: 'auto' }]);
+    t.equal(await databaseStatus(), 'healthy');
+    const events = eventsOf(server, 'alert.triggered').filter((event) => event.data.object.id === fired.id);
+    t.match(events, [{ data: { object: { metric: 'status', value: 'warning', threshold: 'warning' } } }]);
+  });
+
+  await t.test('a status rule on unreachable fires from the timer when samples never come', async (t) => {
+    const silent = await createDatabase('silent-status');
+    await server.request('POST', '/v1/alerts/rules', {
+      key,
+      body: { name: 'down', database_id: silent, metric: 'status', operator: '==', threshold: 'unreachable', duration_seconds: 60, severity: 'info' },
+    });
+    const created = server.clock.now.getTime();
+    const statusAlerts = async () =>
+      (await server.request('GET', `/v1/alerts?database_id=${silent}`, { key })).body.data.filter((alert: { metric: string }) => alert.metric === 'status');
+    server.services.alerting.evaluateAll(new Date(created + 79_000));
+    t.same(await statusAlerts(), [], 'unreachable since 20 s, for 59 s');
+    server.services.alerting.evaluateAll(new Date(created + 81_000));
+    t.match(await statusAlerts(), [{ value: 'unreachable', threshold: 'unreachable', severity: 'info' }]);
   });
 
   await t.test('an unreachable database raises the stock unreachable alert after two minutes', async (t) => {

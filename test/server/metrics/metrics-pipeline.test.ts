@@ -229,8 +229,17 @@ t.test('history: rollups give exact avg/min/max over known values', async (t) =>
   const unknown = await server.request('GET', `${path}?metrics=cpu_usage,bogus`, { key: tenant.key });
   t.equal(unknown.status, 400);
   t.equal(unknown.body.error.param, 'metrics');
-  const tooMany = await server.request('GET', `${path}?range=30d&resolution=raw`, { key: tenant.key });
-  t.equal(tooMany.status, 400);
+  const longRaw = await server.request('GET', `${path}?range=30d&resolution=raw&metrics=cpu_usage`, { key: tenant.key });
+  t.equal(longRaw.status, 200, '30 days at raw resolution holding 60 samples answers them');
+  t.equal(longRaw.body.data.length, 60);
+  const insert = server.db.prepare('INSERT INTO samples (database_id, ts, reachable) VALUES (?, ?, 1)');
+  server.db.transaction(() => {
+    for (let i = 1; i <= 10_000; i++) insert.run(databaseId, Date.parse('2026-11-20T00:00:00Z') + i * 10_000);
+  })();
+  const tooMany = await server.request('GET', `${path}?range=30d&resolution=raw&metrics=cpu_usage`, { key: tenant.key });
+  t.equal(tooMany.status, 400, '10060 samples are more than a response holds');
   t.equal(tooMany.body.error.param, 'resolution');
+  const coarser = await server.request('GET', `${path}?range=30d&resolution=1h&metrics=cpu_usage`, { key: tenant.key });
+  t.equal(coarser.status, 200, coarser.text);
   t.end();
 });

@@ -1,7 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type Router from '@koa/router';
 import t from 'tap';
-import { startTestServer } from '../../helpers/test-server.js';
+import { openApiResponseChecker } from '../../helpers/openapi-response-check.js';
+import { createTenant, startTestServer } from '../../helpers/test-server.js';
 
 interface Operation {
   operationId?: string;
@@ -177,7 +178,7 @@ t.test('the OpenAPI document', async (t) => {
     t.notOk('password' in doc.components.schemas.Database.properties.connection.properties, 'records document no password');
     t.ok('password_set' in doc.components.schemas.Database.properties.connection.properties);
 
-    const tenantKey = (await import('../../helpers/test-server.js')).createTenant(server.services, server.clock.now).key;
+    const tenantKey = createTenant(server.services, server.clock.now).key;
     const created = await server.request('POST', '/v1/databases', {
       key: tenantKey,
       body: { name: 'shape', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' } },
@@ -185,5 +186,37 @@ t.test('the OpenAPI document', async (t) => {
     const recordKeys = Object.keys(doc.components.schemas.Database.properties).sort();
     t.same(Object.keys(created.body).sort(), recordKeys, 'a served record has exactly the documented fields');
     t.same(Object.keys(created.body.connection).sort(), Object.keys(doc.components.schemas.Database.properties.connection.properties).sort());
+  });
+
+  await t.test('every response through the test helper is checked against the served document', async (t) => {
+    const check = await openApiResponseChecker(server.url);
+    const json = new Headers({ 'content-type': 'application/json; charset=utf-8' });
+    const health = (await server.request('GET', '/healthz')).body;
+    t.doesNotThrow(() => check('GET', '/healthz', { status: 200, headers: json, body: health }), 'what the server answered passes');
+    t.throws(() => check('GET', '/healthz', { status: 418, headers: json, body: health }), { name: 'OpenApiMismatchError' }, 'an unlisted status fails');
+    t.throws(() => check('GET', '/healthz', { status: 200, headers: new Headers({ 'content-type': 'text/html' }), body: '<p>ok</p>' }), { name: 'OpenApiMismatchError' }, 'another content type fails');
+    t.throws(
+      () => check('GET', '/v1/databases/db_x', { status: 404, headers: json, body: { error: { type: 'lost', message: 'no' } } }),
+      { name: 'OpenApiMismatchError' },
+      'a body off its schema fails',
+    );
+    t.doesNotThrow(() => check('GET', '/v1/no-such-route', { status: 404, headers: json, body: {} }), 'a path without an operation is not checked');
+  });
+
+  await t.test('GET /metrics is documented as the text exposition format it answers', async (t) => {
+    const scraped = await server.request('GET', '/metrics');
+    t.equal(scraped.status, 200);
+    t.match(scraped.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
+    t.ok(doc.paths['/metrics']!.get!.responses['200']!.content?.['text/plain; version=0.0.4'], 'the document says text/plain; version=0.0.4');
+  });
+
+  await t.test('DELETE /v1/api-keys/{id} documents its 409 already_revoked', async (t) => {
+    const tenant = createTenant(server.services, server.clock.now);
+    const spare = await server.request('POST', '/v1/api-keys', { key: tenant.key, body: { name: 'spare', permission: 'read' } });
+    t.equal(spare.status, 201, spare.text);
+    t.equal((await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: tenant.key })).status, 204);
+    const again = await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: tenant.key });
+    t.equal(again.status, 409);
+    t.equal(again.body.error.code, 'already_revoked');
   });
 });

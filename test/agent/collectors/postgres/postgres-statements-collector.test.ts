@@ -10,6 +10,18 @@ const newRunner = () =>
   collectionRunner(source, postgresCollectors);
 const client = await database.connect();
 
+t.test('before the database has statements, the snapshot says why it has no latency', async (t) => {
+  const runner = newRunner();
+  const note = 'pg_stat_statements has no statements for this database yet';
+  t.equal((await runner.collect()).metrics.latency.note, note, 'first cycle');
+  const { metrics } = await runner.collect();
+  t.same(metrics.latency, { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null, note });
+  await client.query('SELECT 1');
+  const measured = (await runner.collect()).metrics.latency;
+  t.equal(measured.source, 'estimate');
+  t.notOk('note' in measured, 'a note only while there is no latency');
+});
+
 t.test('estimated percentiles put p99 in the slow group', async (t) => {
   const runner = newRunner();
   await runner.collect();
@@ -53,6 +65,7 @@ t.test('without the extension only its collector fails, with the reason', async 
   t.not(snapshot.metrics.throughput.transactions_per_second, null, 'TPS still measured');
   t.equal(snapshot.metrics.throughput.queries_per_second, null);
   t.equal(snapshot.metrics.latency.source, null);
+  t.match(snapshot.metrics.latency.note, /^pg_stat_statements is not installed in this database/);
   t.equal(snapshot.statements, undefined);
 });
 
