@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { collectionErrorCode, type CollectionErrorCode } from './collection-error-code.js';
 import type { Collector, Contribution, Pingable } from './collector.js';
 import { intervalMetrics, type TimedReadings } from './interval-metrics.js';
 import type { CollectorOutcome, Snapshot } from './snapshot.js';
@@ -42,7 +43,7 @@ export class CollectionRunner<Source extends Pingable> {
     } catch (error) {
       const message = describe(error);
       this.#unreachable(message);
-      return unreachableSnapshot(now, message);
+      return unreachableSnapshot(now, message, signal.aborted && error === signal.reason ? 'timeout' : collectionErrorCode(error));
     }
     const outcomes: CollectorOutcome[] = [];
     const contributions: Contribution[] = [];
@@ -119,11 +120,12 @@ function mergeContributions(contributions: readonly Contribution[]): Contributio
   );
 }
 
-function unreachableSnapshot(now: Date, error: string): Snapshot {
+function unreachableSnapshot(now: Date, error: string, errorCode: CollectionErrorCode): Snapshot {
   return {
     timestamp: now.toISOString(),
     reachable: false,
     error,
+    error_code: errorCode,
     version: null,
     database_size_bytes: null,
     metrics: {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JobResult } from './advisor/job.js';
-import { AgentHttpClient, describeFailure, type AgentServerConnection } from './agent-http-client.js';
-import { ResultRefusedError, type JobSource } from './job-runner.js';
+import { AgentHttpClient, describeFailure, errorBodySchema, type AgentServerConnection } from './agent-http-client.js';
+import { ResultRefusedError, refusesResult, type JobSource } from './job-runner.js';
 
 const jobList = z.object({ jobs: z.array(z.unknown()) });
 
@@ -26,8 +26,8 @@ export class HttpJobSource implements JobSource {
     const response = await this.#client.request('POST', path, JSON.stringify(result), signal);
     if (response.status === 200) return;
     const problem = describeFailure('POST', path, response);
-    // 404: the lease is gone (expired, or the database moved to another agent); 400: the body is refused. Neither passes on retry.
-    if (response.status === 404 || response.status === 400) throw new ResultRefusedError(problem);
+    const code = errorBodySchema.safeParse(response.body).data?.error.code;
+    if (refusesResult(response.status, code)) throw new ResultRefusedError(problem);
     throw new Error(problem);
   }
 }

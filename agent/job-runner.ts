@@ -22,6 +22,16 @@ export class ResultRefusedError extends Error {
   }
 }
 
+/**
+ * Whether an answer to a result report means the server will never take that result: 404 (the
+ * lease is gone: expired, or the database moved to another agent), 400 (the body is refused), or
+ * `connection_changed` (the database's connection changed after the job was leased, so the result
+ * is of another database). Neither passes on retry.
+ */
+export function refusesResult(status: number, code: string | undefined): boolean {
+  return status === 404 || status === 400 || code === 'connection_changed';
+}
+
 export interface JobRunnerOptions {
   source: JobSource;
   logger: Logger;

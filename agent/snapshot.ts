@@ -1,3 +1,5 @@
+import type { CollectionErrorCode } from './collection-error-code.js';
+
 /**
  * The snapshot one collection cycle produces for one database: the shape the server ingests
  * from `POST /v1/agent/samples`. Plain JSON; snake_case because it goes over the wire as is.
@@ -6,6 +8,8 @@ export interface Snapshot {
   timestamp: string;
   reachable: boolean;
   error?: string;
+  /** Set with `error` when the database could not be reached. */
+  error_code?: CollectionErrorCode;
   version: string | null;
   database_size_bytes: number | null;
   metrics: SnapshotMetrics;

@@ -121,7 +121,9 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     (organization, now) => alertRules.createStockRules(organization.id, now),
     transaction,
   );
-  const databases = new DatabasesService(databaseRows, agentRows, secretBox, alerting, transaction);
+  // Called only once the services below exist: inside a database update's transaction.
+  const connectionChanges = { databaseConnectionChanged: (id: string, now: Date) => optimizationJobs.databaseConnectionChanged(id, now) };
+  const databases = new DatabasesService(databaseRows, agentRows, secretBox, alerting, connectionChanges, transaction);
   const rollups = new RollupJob(db, retention);
   const queries = new QueriesService(new QueriesRepository(db), retention.raw);
   const optimizationEvents: OptimizationEvents = {
@@ -130,6 +132,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const optimizationRows = new OptimizationsRepository(db);
   const optimizationJobRows = new OptimizationJobsRepository(db);
   const optimizations = new OptimizationsService(optimizationRows, optimizationJobRows, databases, queries, optimizationEvents, transaction);
+  const optimizationJobs = new OptimizationJobsService(optimizationJobRows, optimizationRows, optimizations, databaseRows, databases, transaction);
   return {
     organizations,
     databaseRows,
@@ -149,6 +152,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       db,
       samples,
       databaseRows,
+      (database, snapshot, at) => databases.lastErrorOf(database, snapshot, at),
       agentRows,
       retention.raw - 86_400_000,
       {
@@ -161,7 +165,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     rollups,
     queries,
     optimizations,
-    optimizationJobs: new OptimizationJobsService(optimizationJobRows, optimizationRows, optimizations, databaseRows, databases, transaction),
+    optimizationJobs,
     alertRules,
     alerts: new AlertsService(alertRows, alerting, events, transaction),
     alerting,

@@ -10,6 +10,9 @@ export async function checkMysqlSchema(
 ): Promise<void> {
   const schemas = await query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [settings.database]);
   if (schemas.length === 0) {
-    throw new Error(`database '${settings.database}' does not exist, or user '${settings.username}' has no privilege on it`);
+    // The code the server answers a connection with this default schema with: the agent reports it as database_not_found.
+    throw Object.assign(new Error(`database '${settings.database}' does not exist, or user '${settings.username}' has no privilege on it`), {
+      code: 'ER_BAD_DB_ERROR',
+    });
   }
 }

@@ -12,6 +12,11 @@ export const snapshotSchema = z
     timestamp: z.iso.datetime({ offset: true }),
     reachable: z.boolean(),
     error: z.string().max(2000).optional(),
+    error_code: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .optional()
+      .describe('With an unreachable snapshot: why, as a stable code (see Database.last_error.code)'),
     version: z.string().max(200).nullable(),
     database_size_bytes: nonNegative,
     metrics: z.object({

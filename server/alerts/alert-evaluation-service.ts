@@ -1,12 +1,13 @@
 import { newId } from '../crypto/new-id.js';
 import { presentDatabase } from '../databases/database-presenter.js';
-import { deriveDatabaseStatus, reachabilityOf } from '../databases/database-status.js';
+import { deriveDatabaseStatus, isStale, reachabilityOf, staleReferenceMs, type ReachabilityInput } from '../databases/database-status.js';
 import type { DatabaseRow, DatabasesRepository } from '../databases/databases-repository.js';
 import type { DatabaseStatus } from '../databases/databases-schema.js';
 import type { MonitoringResumesRepository } from '../databases/monitoring-resumes-repository.js';
 import type { SamplesRepository } from '../metrics/samples-repository.js';
 import type { EventOutbox } from '../webhooks/event-outbox.js';
 import { alertMessage, evaluateAlerts, type AlertAction, type ResolveReason, type RuleSpec } from './alert-evaluator.js';
+import { reachableMetric } from './alert-metrics.js';
 import { presentAlert } from './alert-presenter.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
@@ -109,7 +110,8 @@ export class AlertEvaluationService {
       suppressions: alerts.suppressionsFor(database.id),
     };
     const actions = evaluateAlerts(input);
-    for (const action of actions) this.apply(database, action, now);
+    const cause = unreachableCause(database, input);
+    for (const action of actions) this.apply(database, action, now, cause);
     // Status rules go second, on the status that the metric rules' alerts just settled.
     const statusRules = specs.filter((rule) => rule.metric === statusMetric);
     if (statusRules.length > 0) {
@@ -121,7 +123,7 @@ export class AlertEvaluationService {
       };
       const firstMs = Math.min(nowMs, input.samples[0]?.ts ?? nowMs, monitoringSinceMs);
       const statusActions = evaluateAlerts({ ...statusInput, statusSeries: statusSeries(statusInput, alerts.metricAlertSpans(database.id, firstMs)) });
-      for (const action of statusActions) this.apply(database, action, now);
+      for (const action of statusActions) this.apply(database, action, now, cause);
       actions.push(...statusActions);
     }
 
@@ -142,7 +144,8 @@ export class AlertEvaluationService {
     return { status, actions: actions.filter((action) => action.kind !== 'rearm').length };
   }
 
-  private apply(database: DatabaseRow, action: AlertAction, now: Date): void {
+  /** `unreachableCause` goes into the message of an alert on `reachable`. */
+  private apply(database: DatabaseRow, action: AlertAction, now: Date, unreachableCause: string | undefined): void {
     const { alerts, events } = this.deps;
     switch (action.kind) {
       case 'fire': {
@@ -158,7 +161,7 @@ export class AlertEvaluationService {
           operator: rule.operator,
           value: action.value,
           threshold: rule.threshold,
-          message: alertMessage(rule, action.value),
+          message: alertMessage(rule, action.value, rule.metric === reachableMetric ? unreachableCause : undefined),
           triggered_at: now.toISOString(),
           resolved_at: null,
           resolved_by: null,
@@ -183,6 +186,14 @@ export class AlertEvaluationService {
         return;
     }
   }
+}
+
+/** Why a database counts as unreachable, in words: samples that stopped arriving, and the agent's last error. */
+function unreachableCause(database: DatabaseRow, input: ReachabilityInput): string | undefined {
+  const causes: string[] = [];
+  if (isStale(input)) causes.push(`no sample has arrived since ${new Date(staleReferenceMs(input)).toISOString()}`);
+  if (database.last_error_code !== null) causes.push(`last error (${database.last_error_code}): ${database.last_error_message}`);
+  return causes.length === 0 ? undefined : causes.join('; ');
 }
 
 function toSpec(row: AlertRuleRow): RuleSpec {

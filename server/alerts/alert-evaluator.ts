@@ -161,10 +161,11 @@ export function clearedPastMargin(rule: Pick<RuleSpec, 'operator' | 'threshold' 
 }
 
 /** The text of an alert: what the rule watches, what it saw and what it expects. */
-export function alertMessage(rule: RuleSpec, value: number | null): string {
+export function alertMessage(rule: RuleSpec, value: number | null, cause?: string): string {
   const seen = value === null ? 'unknown' : String(presentMetricValue(rule.metric, Math.round(value * 100) / 100));
   const hold = rule.duration_seconds > 0 ? ` for ${rule.duration_seconds} s` : '';
-  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${presentMetricValue(rule.metric, rule.threshold)}${hold})`;
+  const because = cause === undefined ? '' : `; ${cause}`;
+  return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${presentMetricValue(rule.metric, rule.threshold)}${hold})${because}`;
 }
 
 /** The points a rule on `metric` judges; undefined when nothing is known. */

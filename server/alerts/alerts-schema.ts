@@ -98,7 +98,12 @@ export const alertRecord = z
     operator,
     value: z.union([z.number(), statusValue]).nullable().describe('The value that fired the alert (a status value for `status` rules)'),
     threshold: z.union([z.number(), statusValue]),
-    message: z.string(),
+    message: z
+      .string()
+      .describe(
+        'What fired, for people. On the metric `reachable` it also says why: since when no sample arrived, and the ' +
+          "database's `last_error` (code and redacted message) as it stood when the alert fired",
+      ),
     triggered_at: z.string(),
     resolved_at: z.string().nullable(),
     resolved_by: z

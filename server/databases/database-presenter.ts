@@ -20,5 +20,8 @@ export function presentDatabase(row: DatabaseRow | DatabaseSummary) {
       password_set: 'password_set' in row ? row.password_set === 1 : row.password_encrypted !== null,
     },
     monitoring: { enabled: row.monitoring_enabled === 1, interval_seconds: row.interval_seconds },
+    last_error:
+      // The three are written together (DatabasesRepository.recordCollection).
+      row.last_error_code === null ? null : { code: row.last_error_code, message: row.last_error_message!, at: row.last_error_at! },
   };
 }

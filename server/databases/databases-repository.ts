@@ -19,6 +19,17 @@ export interface DatabaseRow {
   status: DatabaseStatus;
   created_at: string;
   updated_at: string;
+  /** Why the newest collection failed, without secrets; all null once one succeeds (see LastError). */
+  last_error_code: string | null;
+  last_error_message: string | null;
+  last_error_at: string | null;
+}
+
+/** Why the newest collection of a database failed: a stable code, the redacted message, and since when it fails so. */
+export interface LastError {
+  code: string;
+  message: string;
+  at: string;
 }
 
 /** A row as lists read it: whether a password is set, never the ciphertext. */
@@ -40,6 +51,7 @@ export class DatabasesRepository {
   readonly #assignedToEmbedded;
   readonly #byIdAnyOrg;
   readonly #observe;
+  readonly #observeError;
   readonly #all;
   readonly #setStatus;
 
@@ -59,7 +71,8 @@ export class DatabasesRepository {
     this.#byId = db.prepare<[string, string], DatabaseRow>('SELECT * FROM databases WHERE org_id = ? AND id = ?');
     const filter = '(@type IS NULL OR type = @type) AND (@status IS NULL OR status = @status)';
     const summaryColumns = `id, org_id, name, type, host, port, database_name, username, ssl, monitoring_enabled,
-      interval_seconds, agent_id, version, status, created_at, updated_at, password_encrypted IS NOT NULL AS password_set`;
+      interval_seconds, agent_id, version, status, created_at, updated_at, last_error_code, last_error_message, last_error_at,
+      password_encrypted IS NOT NULL AS password_set`;
     this.#page = db.prepare<{ org_id: string; type: string | null; status: string | null; limit: number; offset: number }, DatabaseSummary>(
       `SELECT ${summaryColumns} FROM databases WHERE org_id = @org_id AND ${filter}
        ORDER BY created_at, id LIMIT @limit OFFSET @offset`,
@@ -82,6 +95,11 @@ export class DatabasesRepository {
     // Writes only a change: every write moves the databases generation and empties the list cache.
     this.#observe = db.prepare<{ id: string; version: string | null }>(
       'UPDATE databases SET version = @version WHERE id = @id AND @version IS NOT NULL AND version IS NOT @version',
+    );
+    // `at` stays while the same error repeats: it says since when the collections fail so.
+    this.#observeError = db.prepare<{ id: string; code: string | null; message: string | null; at: string | null }>(
+      `UPDATE databases SET last_error_code = @code, last_error_message = @message, last_error_at = @at
+       WHERE id = @id AND (last_error_code IS NOT @code OR last_error_message IS NOT @message)`,
     );
     this.#setStatus = db.prepare<[DatabaseStatus, string]>('UPDATE databases SET status = ? WHERE id = ?');
   }
@@ -116,9 +134,10 @@ export class DatabasesRepository {
     return this.#byIdAnyOrg.get(id);
   }
 
-  /** Notes the engine version a collection reported; the status follows from alert evaluation. */
-  recordCollection(id: string, version: string | null): void {
+  /** Notes the engine version a collection reported and why it failed (null: it did not); the status follows from alert evaluation. */
+  recordCollection(id: string, version: string | null, lastError: LastError | null): void {
     this.#observe.run({ id, version });
+    this.#observeError.run({ id, code: lastError?.code ?? null, message: lastError?.message ?? null, at: lastError?.at ?? null });
   }
 
   /** Only AlertEvaluationService calls this: it derives the status and records the change as an event. */

@@ -63,6 +63,12 @@ export function databasesRoutes(databases: DatabasesService, pages: DatabaseList
       path: '/v1/databases/{id}',
       operationId: 'updateDatabase',
       summary: 'Update a database; given fields are merged, a null password clears it',
+      description:
+        'A change of where or as whom the agent connects (`type`, `connection.host`, `port`, `database`, `username`, `ssl`, ' +
+        'or `agent_id`) clears the stored password unless the same request gives `connection.password`: the answer then ' +
+        'has `connection.password_set: false`. Such a change also marks every `ready` optimization of the database ' +
+        '`dismissed` (its analysis was of the database reached before), fails those still pending, analyzing or applying, ' +
+        'and refuses the result of a job leased before it (409 `connection_changed` to the agent).',
       tag,
       auth: { scope: 'databases', access: 'write' },
       params: databaseIdParams,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collectionErrorCodes } from '../../agent/collection-error-code.js';
 import { pagingQuery, paginationSchema } from '../http/paging.js';
 
 export const databaseTypes = ['postgresql', 'mysql', 'mariadb'] as const;
@@ -45,7 +46,13 @@ export const databaseUpdateBody = z
         port: port.optional(),
         database: identifier.optional(),
         username: identifier.optional(),
-        password: password.nullable().optional().describe('null clears the stored password'),
+        password: password
+          .nullable()
+          .optional()
+          .describe(
+            'null clears the stored password. Absent: the stored one is kept, unless this request changes where or as whom ' +
+              'the agent connects (type, host, port, database, username, ssl, agent_id): then it is cleared too',
+          ),
         ssl: z.boolean().optional(),
       })
       .optional(),
@@ -75,9 +82,24 @@ export const databaseRecord = z
       database: z.string(),
       username: z.string(),
       ssl: z.boolean(),
-      password_set: z.boolean(),
+      password_set: z
+        .boolean()
+        .describe('Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT)'),
     }),
     monitoring: z.object({ enabled: z.boolean(), interval_seconds: z.number().int() }),
+    last_error: z
+      .object({
+        code: z.string().describe(`Why, as a stable code: ${collectionErrorCodes.join(', ')} (and possibly new ones from newer agents)`),
+        message: z
+          .string()
+          .describe("The driver's message, for people; the stored password and anything password-like are masked, and a connection string never appears"),
+        at: z.string().describe('When the collections began failing with this code and message'),
+      })
+      .nullable()
+      .describe(
+        "Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the " +
+          'first failure and again as soon as a collection reaches the database. The unreachable alert quotes it.',
+      ),
   })
   .meta({ id: 'Database' });
 

@@ -2,11 +2,17 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js'
 import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
 import type { SecretBox } from '../../common/secret-box.js';
-import type { DatabaseRow, DatabasesRepository } from './databases-repository.js';
+import type { DatabaseRow, DatabasesRepository, LastError } from './databases-repository.js';
+import { redactSecrets } from './redact-secrets.js';
 import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
 
 export function defaultPort(type: DatabaseType): number {
   return type === 'postgresql' ? 5432 : 3306;
+}
+
+/** Told, inside the update's transaction, that a database is now reached elsewhere or as someone else (optimizations: their work was of another database). */
+export interface ConnectionChangeListener {
+  databaseConnectionChanged(databaseId: string, now: Date): void;
 }
 
 /** Decides a database's status after its settings changed (AlertEvaluationService: the one place status is derived). */
@@ -21,6 +27,7 @@ export class DatabasesService {
     private readonly agents: AgentsRepository,
     private readonly secrets: SecretBox,
     private readonly statuses: DatabaseStatusReconciler,
+    private readonly connectionChanges: ConnectionChangeListener,
     private readonly transaction: <T>(work: () => T) => T,
   ) {}
 
@@ -45,6 +52,9 @@ export class DatabasesService {
       status: input.monitoring.enabled ? 'pending' : 'paused',
       created_at: at,
       updated_at: at,
+      last_error_code: null,
+      last_error_message: null,
+      last_error_at: null,
     };
     this.write(() => this.databases.insert(row), input.name);
     return row;
@@ -56,14 +66,19 @@ export class DatabasesService {
     return row;
   }
 
-  /** Merges the given fields into the stored record; a null password clears it. */
+  /**
+   * Merges the given fields into the stored record; a null password clears it. A change of where or
+   * as whom the agent connects (type, host, port, database, username, ssl, agent) clears the stored
+   * password too, unless the same patch gives one: otherwise whoever may edit the record could send
+   * the password to a server of their own.
+   */
   update(orgId: string, id: string, patch: DatabaseUpdate, now: Date): DatabaseRow {
     const current = this.get(orgId, id);
     const type = patch.type ?? current.type;
     const keptDefaultPort = current.port === defaultPort(current.type) ? defaultPort(type) : current.port;
     const connection = patch.connection ?? {};
     const enabled = patch.monitoring?.enabled ?? current.monitoring_enabled === 1;
-    const next: DatabaseRow = {
+    const merged: DatabaseRow = {
       ...current,
       name: patch.name ?? current.name,
       type,
@@ -71,7 +86,6 @@ export class DatabasesService {
       port: connection.port ?? keptDefaultPort,
       database_name: connection.database ?? current.database_name,
       username: connection.username ?? current.username,
-      password_encrypted: this.nextPassword(current, connection.password),
       ssl: connection.ssl === undefined ? current.ssl : Number(connection.ssl),
       monitoring_enabled: Number(enabled),
       interval_seconds: patch.monitoring?.interval_seconds ?? current.interval_seconds,
@@ -80,8 +94,11 @@ export class DatabasesService {
       status: current.status,
       updated_at: now.toISOString(),
     };
+    const moved = connectsElsewhere(current, merged);
+    const next: DatabaseRow = { ...merged, password_encrypted: this.nextPassword(current, connection.password, moved) };
     return this.transaction(() => {
       this.write(() => this.databases.update(next), next.name);
+      if (moved) this.connectionChanges.databaseConnectionChanged(id, now);
       return { ...next, status: this.statuses.databaseUpdated(current, next, now) };
     });
   }
@@ -102,6 +119,22 @@ export class DatabasesService {
     };
   }
 
+  /**
+   * The last error a collection leaves on the database: null when it reached the database;
+   * otherwise the agent's code and message, with the stored password and anything else
+   * password-like masked, as of `at`.
+   */
+  lastErrorOf(row: DatabaseRow, collection: { reachable: boolean; error?: string | undefined; error_code?: string | undefined }, at: string): LastError | null {
+    if (collection.reachable) return null;
+    const password = row.password_encrypted === null ? null : this.secrets.open(row.password_encrypted, row.id);
+    return {
+      // An agent from before error codes sends none.
+      code: collection.error_code ?? 'collection_failed',
+      message: redactSecrets(collection.error ?? 'The collection failed', [password]),
+      at,
+    };
+  }
+
   private checkedAgent(orgId: string, agentId: string | null): string | null {
     if (agentId !== null && this.agents.findById(orgId, agentId) === undefined) {
       throw new InvalidRequestError('invalid_parameter', `No agent ${agentId} in this organization`, 'agent_id');
@@ -109,8 +142,8 @@ export class DatabasesService {
     return agentId;
   }
 
-  private nextPassword(current: DatabaseRow, password: string | null | undefined): Buffer | null {
-    if (password === undefined) return current.password_encrypted;
+  private nextPassword(current: DatabaseRow, password: string | null | undefined, moved: boolean): Buffer | null {
+    if (password === undefined) return moved ? null : current.password_encrypted;
     return password === null ? null : this.secrets.seal(password, current.id);
   }
 
@@ -124,4 +157,17 @@ export class DatabasesService {
       throw error;
     }
   }
+}
+
+/** True when the agent would connect somewhere else, or as someone else, than before. */
+function connectsElsewhere(current: DatabaseRow, next: DatabaseRow): boolean {
+  return (
+    next.type !== current.type ||
+    next.host !== current.host ||
+    next.port !== current.port ||
+    next.database_name !== current.database_name ||
+    next.username !== current.username ||
+    next.ssl !== current.ssl ||
+    next.agent_id !== current.agent_id
+  );
 }

@@ -1,6 +1,6 @@
 import type { AgentRow, AgentsRepository } from '../agents/agents-repository.js';
 import type { IngestSnapshot, SampleBatch } from '../agents/agent-protocol-schema.js';
-import type { DatabaseRow, DatabasesRepository } from '../databases/databases-repository.js';
+import type { DatabaseRow, DatabasesRepository, LastError } from '../databases/databases-repository.js';
 import type { Db } from '../storage/open-database.js';
 import type { SampleRow, SamplesRepository } from './samples-repository.js';
 
@@ -22,6 +22,9 @@ export interface StatementSink {
   recorded(databaseId: string, fromTs: number, toTs: number, now: Date): void;
 }
 
+/** Why a collection failed, as the database record keeps it (DatabasesService.lastErrorOf). */
+export type LastErrorOf = (database: DatabaseRow, snapshot: IngestSnapshot, at: string) => LastError | null;
+
 /** Samples newer than this are refused: a clock that far ahead would pin "latest" in the future. */
 const maxClockSkewMs = 5 * 60_000;
 
@@ -30,6 +33,7 @@ export class IngestService {
     private readonly db: Db,
     private readonly samples: SamplesRepository,
     private readonly databases: DatabasesRepository,
+    private readonly lastErrorOf: LastErrorOf,
     private readonly agents: AgentsRepository,
     /** How far back a sample may be: older ones would land in rollup buckets whose raw data has expired. */
     private readonly acceptableAgeMs: number,
@@ -50,16 +54,16 @@ export class IngestService {
       let stored = 0;
       let rejected = 0;
       // Per database: looked up once, and only its newest stored snapshot updates "latest" and the status.
-      const accepted = new Map<string, boolean>();
+      const accepted = new Map<string, DatabaseRow | undefined>();
       const newest = new Map<string, { ts: number; snapshot: IngestSnapshot }>();
       const intervals = new Map<string, { fromTs: number; toTs: number }>();
       for (const { database_id, snapshot } of batch.samples) {
         const ts = Date.parse(snapshot.timestamp);
         if (!accepted.has(database_id)) {
           const database = this.databases.findAnyOrg(database_id);
-          accepted.set(database_id, database !== undefined && collects(source, database));
+          accepted.set(database_id, database !== undefined && collects(source, database) ? database : undefined);
         }
-        if (!accepted.get(database_id) || ts > nowMs + maxClockSkewMs || ts < nowMs - this.acceptableAgeMs) {
+        if (accepted.get(database_id) === undefined || ts > nowMs + maxClockSkewMs || ts < nowMs - this.acceptableAgeMs) {
           rejected++;
           continue;
         }
@@ -82,7 +86,10 @@ export class IngestService {
           // Named fields only: a newer agent's extra keys pass validation but are not ours to store.
           collectors: JSON.stringify(snapshot.collectors.map(({ name, duration_ms, success, error }) => ({ name, duration_ms, success, error }))),
         });
-        if (isLatest) this.databases.recordCollection(databaseId, snapshot.version);
+        if (isLatest) {
+          const lastError = this.lastErrorOf(accepted.get(databaseId)!, snapshot, new Date(ts).toISOString());
+          this.databases.recordCollection(databaseId, snapshot.version, lastError);
+        }
       }
       for (const [databaseId, { fromTs, toTs }] of intervals) this.statements.recorded(databaseId, fromTs, toTs, now);
       const touched = [...newest.keys()];

@@ -31,6 +31,7 @@ export const errorCodes = [
   'optimization_failed',
   'optimization_dismissed',
   'auto_apply_not_allowed',
+  'connection_changed',
   'rate_limited',
   'storage_unavailable',
   'invalid_metrics_token',

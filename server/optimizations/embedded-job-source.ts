@@ -1,3 +1,5 @@
+import { ResultRefusedError, refusesResult } from '../../agent/job-runner.js';
+import { ApiError } from '../errors.js';
 import { parseInput } from '../http/validate.js';
 import { jobResultBody } from './optimization-jobs-schema.js';
 import type { OptimizationJobsService } from './optimization-jobs-service.js';
@@ -12,7 +14,13 @@ export function embeddedJobSource(jobs: OptimizationJobsService, now: () => Date
   return {
     fetchJobs: async (): Promise<unknown[]> => jobs.lease(null, now()),
     reportResult: async (jobId: string, result: unknown): Promise<void> => {
-      jobs.report(null, jobId, parseInput(jobResultBody, result), now());
+      try {
+        jobs.report(null, jobId, parseInput(jobResultBody, result), now());
+      } catch (error) {
+        // The refusals HTTP answers with, told the agent's way: dropped, not offered again.
+        if (error instanceof ApiError && refusesResult(error.status, error.code)) throw new ResultRefusedError(error.message);
+        throw error;
+      }
     },
   };
 }

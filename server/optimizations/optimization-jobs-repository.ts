@@ -1,6 +1,8 @@
 import type { Db } from '../storage/open-database.js';
 
 export type JobKind = 'analyze' | 'apply';
+/** Why the server ended a job itself: the database's connection changed after the job was made. */
+export type JobCancelReason = 'connection_changed';
 
 export interface JobRow {
   id: string;
@@ -16,6 +18,7 @@ export interface JobRow {
   lease_expires_ms: number | null;
   created_at: string;
   finished_at: string | null;
+  cancel_reason: JobCancelReason | null;
 }
 
 export const embeddedAgent = 'embedded';
@@ -27,6 +30,8 @@ export class OptimizationJobsRepository {
   readonly #leasableByEmbedded;
   readonly #lease;
   readonly #finish;
+  readonly #openFor;
+  readonly #cancel;
 
   constructor(db: Db) {
     this.#insert = db.prepare<JobRow>(
@@ -49,6 +54,12 @@ export class OptimizationJobsRepository {
         WHERE id = @id`,
     );
     this.#finish = db.prepare<[string, string]>("UPDATE optimization_jobs SET state = 'done', finished_at = ? WHERE id = ?");
+    this.#openFor = db.prepare<[string], JobRow>(
+      "SELECT * FROM optimization_jobs WHERE database_id = ? AND state IN ('queued', 'leased') ORDER BY created_at, id",
+    );
+    this.#cancel = db.prepare<[JobCancelReason, string, string]>(
+      "UPDATE optimization_jobs SET state = 'done', cancel_reason = ?, finished_at = ? WHERE id = ?",
+    );
   }
 
   insert(row: JobRow): void {
@@ -72,5 +83,15 @@ export class OptimizationJobsRepository {
 
   finish(id: string, at: string): void {
     this.#finish.run(at, id);
+  }
+
+  /** Queued and leased jobs of a database, leases run out or not. */
+  openFor(databaseId: string): JobRow[] {
+    return this.#openFor.all(databaseId);
+  }
+
+  /** Ends a job without its result; a result still reported for it is refused with `reason`. */
+  cancel(id: string, reason: JobCancelReason, at: string): void {
+    this.#cancel.run(reason, at, id);
   }
 }

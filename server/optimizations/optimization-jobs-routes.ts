@@ -1,7 +1,7 @@
 import type { AgentsService } from '../agents/agents-service.js';
 import { identityOf } from '../agents/agents-routes.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { errorResponses } from '../openapi/error-responses.js';
+import { errorBody, errorResponses } from '../openapi/error-responses.js';
 import { agentJobList, jobReceipt, jobResultBody } from './optimization-jobs-schema.js';
 import type { OptimizationJobsService } from './optimization-jobs-service.js';
 import { optimizationIdParams } from './optimizations-schema.js';
@@ -33,11 +33,19 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
       path: '/v1/agent/jobs/{id}/result',
       operationId: 'reportAgentJobResult',
       summary: 'Report the result of a leased job; a repeated report is acknowledged and changes nothing',
+      description:
+        'A change of where or as whom the database is reached (PUT /v1/databases/{id} changing type, host, port, database, ' +
+        'username, ssl or agent_id) cancels its open jobs: the result of one leased before is refused with 409 ' +
+        '`connection_changed` and must not be sent again, as is a 404 (the lease is gone) or a 400.',
       tag,
       auth: { scope: 'agent', access: 'write' },
       params: optimizationIdParams,
       body: jobResultBody,
-      responses: { 200: { description: 'Recorded', schema: jobReceipt }, ...errorResponses },
+      responses: {
+        200: { description: 'Recorded', schema: jobReceipt },
+        ...errorResponses,
+        409: { description: 'The database connection changed after the job was leased (code `connection_changed`); the result is not recorded', schema: errorBody },
+      },
       handler: (ctx, { params, body, principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
         ctx.body = jobs.report(agent, params.id, body, now());

@@ -2,7 +2,7 @@ import type { AgentRow } from '../agents/agents-repository.js';
 import type { DatabasesRepository } from '../databases/databases-repository.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { newId } from '../crypto/new-id.js';
-import { InvalidRequestError, NotFoundError } from '../errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { embeddedAgent, type JobRow, type OptimizationJobsRepository } from './optimization-jobs-repository.js';
 import type { AgentJobWire, AnalyzeResult, AnalyzeStatement, ApplyPayload, ApplyResult, JobResult, Suggestion } from './optimization-jobs-schema.js';
 import type { OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
@@ -86,11 +86,21 @@ export class OptimizationJobsService {
     });
   }
 
-  /** Records a job's result. Only the agent holding the lease may report; a repeated report changes nothing. */
+  /**
+   * Records a job's result. Only the agent holding the lease may report; a repeated report changes
+   * nothing; the result of a job cancelled since it was leased is refused (409, code `connection_changed`).
+   */
   report(agent: AgentRow | null, jobId: string, result: JobResult, now: Date): JobReceipt {
     return this.transaction(() => {
       const job = this.jobs.findById(jobId);
       if (job === undefined || job.leased_by !== (agent?.id ?? embeddedAgent)) throw new NotFoundError(`No job ${jobId} leased to this agent`, 'id');
+      if (job.cancel_reason === 'connection_changed') {
+        throw new ConflictError(
+          'connection_changed',
+          `Job ${jobId} was cancelled: the database's connection changed after it was leased, so its result is of another database`,
+          'id',
+        );
+      }
       if (job.state === 'done') return { job_id: jobId, duplicate: true };
       if (result.kind !== job.kind) throw new InvalidRequestError('invalid_parameter', `Job ${jobId} is an ${job.kind} job`, 'kind');
       this.jobs.finish(job.id, now.toISOString());
@@ -100,6 +110,26 @@ export class OptimizationJobsService {
       else this.recordApply(optimization, result, now);
       return { job_id: jobId, duplicate: false };
     });
+  }
+
+  /**
+   * After a change of where or as whom a database is reached, in that change's transaction: its
+   * open jobs are cancelled (a result still coming back is refused) and their optimizations fail;
+   * its ready suggestions, made on another database, are dismissed.
+   */
+  databaseConnectionChanged(databaseId: string, now: Date): void {
+    const at = now.toISOString();
+    for (const job of this.jobs.openFor(databaseId)) {
+      this.jobs.cancel(job.id, 'connection_changed', at);
+      const optimization = this.optimizationRows.findAnyOrg(job.optimization_id);
+      if (optimization === undefined) continue;
+      const error =
+        job.kind === 'apply'
+          ? 'The database connection changed while this was being applied; check the database it pointed to before for the index'
+          : 'The database connection changed before the analysis finished; request a new one';
+      this.fail(optimization, error, now);
+    }
+    this.optimizationRows.dismissReady(databaseId, 'Dismissed: the database connection changed after the analysis; request a new one', at);
   }
 
   private recordAnalysis(optimization: OptimizationRow, job: JobRow, result: AnalyzeResult, now: Date): void {

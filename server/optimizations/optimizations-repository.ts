@@ -53,6 +53,7 @@ export class OptimizationsRepository {
   readonly #awaitingMeasurement;
   readonly #autoApply;
   readonly #setAutoApply;
+  readonly #dismissReady;
 
   constructor(db: Db) {
     this.#insert = db.prepare<OptimizationRow>(
@@ -90,6 +91,9 @@ export class OptimizationsRepository {
     );
     this.#autoApply = db.prepare<[string], number>('SELECT auto_apply_optimizations FROM organizations WHERE id = ?').pluck();
     this.#setAutoApply = db.prepare<[number, string]>('UPDATE organizations SET auto_apply_optimizations = ? WHERE id = ?');
+    this.#dismissReady = db.prepare<{ database_id: string; error: string; at: string }>(
+      `UPDATE optimizations SET status = 'dismissed', error = @error, updated_at = @at WHERE database_id = @database_id AND status = 'ready'`,
+    );
   }
 
   insert(row: OptimizationRow): void {
@@ -126,6 +130,11 @@ export class OptimizationsRepository {
   /** Applied index suggestions of a database with a statement, applied in [fromMs, toMs). */
   awaitingMeasurement(databaseId: string, fromMs: number, toMs: number): OptimizationRow[] {
     return this.#awaitingMeasurement.all(databaseId, toMs, fromMs);
+  }
+
+  /** Marks every ready optimization of a database dismissed, `error` saying why; returns how many. */
+  dismissReady(databaseId: string, error: string, at: string): number {
+    return this.#dismissReady.run({ database_id: databaseId, error, at }).changes;
   }
 
   autoApplyAllowed(orgId: string): boolean {

@@ -167,6 +167,7 @@ export class OptimizationsService {
       lease_expires_ms: null,
       created_at: now.toISOString(),
       finished_at: null,
+      cancel_reason: null,
     });
   }
 

@@ -1,8 +1,5 @@
-import { join } from 'node:path';
 import t from 'tap';
-import { createLogger } from '../../../common/logger.js';
-import { startEmbeddedAgent } from '../../../server/agents/embedded-agent.js';
-import { createServerMetrics } from '../../../server/metrics-endpoint/create-server-metrics.js';
+import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { waitUntil } from '../../helpers/wait-until.js';
@@ -26,16 +23,7 @@ t.test('the embedded agent monitors a database registered through the API', asyn
   t.equal(created.body.status, 'pending');
 
   server.clock.now = new Date();
-  const agent = startEmbeddedAgent({
-    services: server.services,
-    serverMetrics: createServerMetrics(server.services, () => new Date()),
-    spoolPath: join(server.stateDir, 'embedded-spool.db'),
-    maxSpoolSamples: 1000,
-    logger: createLogger('silent'),
-    now: () => new Date(),
-    random: () => 0,
-  });
-  t.teardown(() => agent.stop());
+  startTestEmbeddedAgent(t, server);
 
   const path = `/v1/databases/${created.body.id}`;
   await waitUntil('the first sample', async () => {

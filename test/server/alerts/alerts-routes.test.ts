@@ -349,6 +349,7 @@ t.test('alert rules and alerts over HTTP', async (t) => {
       const alerts = (await server.request('GET', `/v1/alerts?database_id=${silent}`, { key })).body.data;
       t.equal(alerts.length, 1);
       t.match(alerts[0], { severity: 'critical', metric: 'reachable', value: 0, message: /^Database unreachable for 2 minutes/ });
+      t.match(alerts[0].message, `; no sample has arrived since ${new Date(created).toISOString()}`, 'the message says why');
       t.equal((await server.request('GET', `/v1/databases/${silent}`, { key })).body.status, 'unreachable', 'unreachable wins over critical');
     });
 
@@ -373,6 +374,7 @@ t.test('alert rules and alerts over HTTP', async (t) => {
       const alerts = (await server.request('GET', `/v1/alerts?database_id=${closed}`, { key })).body.data;
       t.equal(alerts.length, 1, 'failing for 120 s');
       t.equal(alerts[0].metric, 'reachable');
+      t.match(alerts[0].message, /; last error \(connection_refused\): connect ECONNREFUSED 127\.0\.0\.1:1$/, "the message quotes the database's last error");
       t.equal(eventsOf(server, 'alert.triggered').filter((event) => event.data.object.database_id === closed).length, 1);
     });
   });

@@ -2,9 +2,8 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { startEmbeddedAgent } from '../../../server/agents/embedded-agent.js';
-import { createServerMetrics } from '../../../server/metrics-endpoint/create-server-metrics.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
+import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
@@ -57,16 +56,7 @@ t.test('embedded agent to webhook: sessions on a real PostgreSQL fire an alert t
   });
 
   server.dispatcher({ now: () => new Date(), pollIntervalMs: 20 }).start();
-  const agent = startEmbeddedAgent({
-    services: server.services,
-    serverMetrics: createServerMetrics(server.services, () => new Date()),
-    spoolPath: join(tempDir(t), 'spool.db'),
-    maxSpoolSamples: 1000,
-    logger: captureLogger('warn').logger,
-    now: () => new Date(),
-    random: () => 0,
-  });
-  t.teardown(() => agent.stop());
+  startTestEmbeddedAgent(t, server, { spoolPath: join(tempDir(t), 'spool.db'), logger: captureLogger('warn').logger });
 
   await waitUntil('alert.triggered at the receiver', async () => receiver.ofType('alert.triggered').length > 0, 15_000);
   const verifier = new Webhook(hook.body.secret);

@@ -35,6 +35,7 @@ t.test('databases over HTTP', async (t) => {
       updated_at: now.toISOString(),
       connection: { host: 'db.internal', port: 5432, database: 'app', username: 'monitor', ssl: false, password_set: false },
       monitoring: { enabled: true, interval_seconds: 60 },
+      last_error: null,
     });
 
     for (const type of ['mysql', 'mariadb']) {
@@ -191,7 +192,7 @@ t.test('databases over HTTP', async (t) => {
 
     const hostOnly = await put({ connection: { host: 'new-host' } });
     t.equal(hostOnly.status, 200);
-    t.same(hostOnly.body.connection, { host: 'new-host', port: 5432, database: 'd', username: 'u', ssl: true, password_set: true });
+    t.same(hostOnly.body.connection, { host: 'new-host', port: 5432, database: 'd', username: 'u', ssl: true, password_set: false });
     t.same(hostOnly.body.monitoring, { enabled: true, interval_seconds: 120 });
     t.equal(hostOnly.body.name, 'merge');
     t.equal(hostOnly.body.created_at, created.body.created_at);
@@ -201,6 +202,8 @@ t.test('databases over HTTP', async (t) => {
     t.equal(empty.status, 200);
     t.same(empty.body.connection, hostOnly.body.connection, 'an empty body changes nothing');
 
+    const first = await put({ connection: { password: 'first-secret' } });
+    t.equal(first.body.connection.password_set, true, 'a password alone sets it');
     const cleared = await put({ connection: { password: null } });
     t.equal(cleared.body.connection.password_set, false, 'a null password clears it');
     const row = server.db.prepare('SELECT password_encrypted FROM databases WHERE id = ?').get(id) as { password_encrypted: Buffer | null };
@@ -226,6 +229,67 @@ t.test('databases over HTTP', async (t) => {
 
     const got = await server.request('GET', `/v1/databases/${id}`, { key: tenant.key });
     t.same(got.body, both.body, 'the merged record is stored');
+  });
+
+  await t.test('a change of where or as whom the agent connects clears the password unless the request gives one', async (t) => {
+    const agentKey = createServiceKey(server.services, tenant.orgId, now, { scopes: ['agent'], account: 'moving-agent' });
+    const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
+    const storedPassword = (id: string) =>
+      (server.db.prepare('SELECT password_encrypted FROM databases WHERE id = ?').get(id) as { password_encrypted: Buffer | null }).password_encrypted;
+    const changes: Record<string, Record<string, unknown>> = {
+      host: { connection: { host: 'attacker.example' } },
+      port: { connection: { port: 15432 } },
+      database: { connection: { database: 'other' } },
+      username: { connection: { username: 'other' } },
+      ssl: { connection: { ssl: false } },
+      type: { type: 'mysql' },
+      agent_id: { agent_id: agentId },
+    };
+    let index = 0;
+    const register = async (body: Record<string, unknown> = {}) => {
+      const created = await post({
+        name: `moving-${++index}`,
+        type: 'postgresql',
+        connection: { host: 'db.internal', database: 'app', username: 'monitor', ssl: true, password: 'kept-secret' },
+        ...body,
+      });
+      t.equal(created.body.connection.password_set, true);
+      return created.body.id as string;
+    };
+    for (const [field, change] of Object.entries(changes)) {
+      const id = await register();
+      const moved = await server.request('PUT', `/v1/databases/${id}`, { key: tenant.key, body: change });
+      t.equal(moved.status, 200, field);
+      t.equal(moved.body.connection.password_set, false, `changing ${field} clears the password, and the answer says so`);
+      t.equal(storedPassword(id), null, `changing ${field}: no ciphertext is left`);
+
+      const withPassword = await register();
+      const given = { ...change, connection: { ...(change.connection as object | undefined), password: 'new-secret' } };
+      const replaced = await server.request('PUT', `/v1/databases/${withPassword}`, { key: tenant.key, body: given });
+      t.equal(replaced.body.connection.password_set, true, `changing ${field} with a password keeps that one`);
+      t.equal(server.services.databases.connectionOf(server.services.databases.get(tenant.orgId, withPassword)).password, 'new-secret');
+    }
+
+    const id = await register();
+    const same = await server.request('PUT', `/v1/databases/${id}`, {
+      key: tenant.key,
+      body: { type: 'postgresql', connection: { host: 'db.internal', port: 5432, database: 'app', username: 'monitor', ssl: true }, agent_id: null },
+    });
+    t.equal(same.body.connection.password_set, true, 'the same values again move nothing');
+    const renamed = await server.request('PUT', `/v1/databases/${id}`, {
+      key: tenant.key,
+      body: { name: 'renamed-keeps', monitoring: { enabled: false, interval_seconds: 30 } },
+    });
+    t.equal(renamed.body.connection.password_set, true, 'name and monitoring are not the connection');
+
+    const handedOver = await register({ agent_id: agentId });
+    const toEmbedded = await server.request('PUT', `/v1/databases/${handedOver}`, { key: tenant.key, body: { agent_id: null } });
+    t.equal(toEmbedded.body.connection.password_set, false, 'moving to the embedded agent clears it too');
+    const movedToAgent = await register();
+    await server.request('PUT', `/v1/databases/${movedToAgent}`, { key: tenant.key, body: { agent_id: agentId } });
+    const assignments = await server.request('GET', '/v1/agent/assignments', { key: agentKey });
+    const assigned = assignments.body.databases.find((database: { id: string }) => database.id === movedToAgent);
+    t.equal(assigned.connection.password, null, 'the agent it moved to gets no password');
   });
 
   await t.test('DELETE removes; unknown and malformed ids are 404', async (t) => {
