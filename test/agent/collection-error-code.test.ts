@@ -7,6 +7,7 @@ import { CollectionRunner } from '../../agent/collection-runner.js';
 import { mysqlCollectors } from '../../agent/collectors/mysql/mysql-collectors.js';
 import { postgresCollectors } from '../../agent/collectors/postgres/postgres-collectors.js';
 import { MysqlSource } from '../../agent/sources/mysql-source.js';
+import { DeadlineExceededError } from '../../agent/scheduler.js';
 import { PostgresSource } from '../../agent/sources/postgres-source.js';
 import { collectionRunner } from '../helpers/collection-under-test.js';
 
@@ -53,9 +54,11 @@ t.test('a database that never answers within the deadline is a timeout', async (
   const { port } = silent.address() as AddressInfo;
   const source = new PostgresSource({ host: '127.0.0.1', port, database: 'd', username: 'u', password: null, ssl: false }, sourceOptions);
   t.teardown(() => source.close());
-  const runner = new CollectionRunner({ source, collectors: postgresCollectors, logger: pino({ level: 'silent' }), timeoutMs: 300 });
-  const snapshot = await runner.collect(new Date());
-  t.match(snapshot, { reachable: false, error_code: 'timeout', error: 'collection deadline of 300 ms exceeded' });
+  const runner = new CollectionRunner({ source, collectors: postgresCollectors, logger: pino({ level: 'silent' }) });
+  const deadline = new AbortController();
+  setTimeout(() => deadline.abort(new DeadlineExceededError(300)), 300);
+  const snapshot = await runner.collect(new Date(), deadline.signal);
+  t.match(snapshot, { reachable: false, error_code: 'timeout', error: 'cycle deadline of 300 ms exceeded' });
 });
 
 t.test('an error without a known code is collection_failed', async (t) => {

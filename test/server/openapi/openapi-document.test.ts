@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type Router from '@koa/router';
 import t from 'tap';
 import { openApiResponseChecker } from '../../helpers/openapi-response-check.js';
-import { createTenant, startTestServer } from '../../helpers/test-server.js';
+import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
 
 interface Operation {
   operationId?: string;
@@ -212,10 +212,11 @@ t.test('the OpenAPI document', async (t) => {
 
   await t.test('DELETE /v1/api-keys/{id} documents its 409 already_revoked', async (t) => {
     const tenant = createTenant(server.services, server.clock.now);
-    const spare = await server.request('POST', '/v1/api-keys', { key: tenant.key, body: { name: 'spare', permission: 'read' } });
+    const keyManager = createServiceKey(server.services, tenant.orgId, server.clock.now, { scopes: ['api_keys'] });
+    const spare = await server.request('POST', '/v1/api-keys', { key: keyManager, body: { name: 'spare', permission: 'read' } });
     t.equal(spare.status, 201, spare.text);
-    t.equal((await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: tenant.key })).status, 204);
-    const again = await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: tenant.key });
+    t.equal((await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: keyManager })).status, 204);
+    const again = await server.request('DELETE', `/v1/api-keys/${spare.body.id}`, { key: keyManager });
     t.equal(again.status, 409);
     t.equal(again.body.error.code, 'already_revoked');
   });
