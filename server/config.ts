@@ -1,10 +1,10 @@
-import { BlockList, isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { parseDuration } from '../common/duration.js';
-import { canonicalAddress, parseAddressRange } from './http/trusted-proxies.js';
+import { isLoopbackHost } from '../common/is-loopback-host.js';
+import { parseAddressRange } from './http/trusted-proxies.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -73,7 +73,7 @@ const serverConfigSchema = z.strictObject({
     })
     .prefault({}),
 }).superRefine((config, ctx) => {
-  if (config.metrics.token === undefined && !listensOnLoopbackOnly(config.server.host)) {
+  if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
     ctx.addIssue({
       code: 'custom',
       path: ['metrics', 'token'],
@@ -122,18 +122,6 @@ export function loadServerConfig(flags: Record<string, string | undefined>, env:
 
 export function parseServerFlags(argv: string[]): Record<string, string | undefined> {
   return parseArgs({ args: argv, options: serverConfigFlags, strict: true, allowPositionals: false }).values;
-}
-
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-/** True when `host` (server.host) is a loopback address or `localhost`: only this machine can connect. */
-export function listensOnLoopbackOnly(host: string): boolean {
-  if (host === 'localhost') return true;
-  const address = canonicalAddress(host);
-  const family = isIP(address);
-  return family !== 0 && loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export interface WeakenedDefault {
