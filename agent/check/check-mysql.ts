@@ -13,12 +13,12 @@ const consumers = ['global_instrumentation', 'statements_digest'] as const;
  * histogram and ALTER (applying an index).
  */
 export async function checkMysql(session: MysqlSession): Promise<Requirement[]> {
-  const [who] = await session.query('SELECT CURRENT_USER() AS account, DATABASE() AS db, @@performance_schema AS performance_schema');
+  const [who] = await session.query('SELECT CURRENT_USER() AS account, @@performance_schema AS performance_schema');
   const account = textOf(who!.account);
   const at = account.lastIndexOf('@');
   const grantee = `'${account.slice(0, at)}'@'${account.slice(at + 1)}'`;
-  const database = textOf(who!.db);
-  const privileges = await privilegesOf(session, grantee);
+  const database = session.schema;
+  const privileges = await privilegesOf(session, grantee, database);
   const results: Requirement[] = [
     privileges.has('PROCESS')
       ? ok('PROCESS', 'every connection is visible in PROCESSLIST')
@@ -110,12 +110,12 @@ function alterRequirement(privileges: ReadonlySet<string>, database: string, gra
     : warning('apply index suggestions', 'optional, only to apply suggestions (ALTER TABLE ... ADD/DROP INDEX)', `GRANT ALTER ON \`${database}\`.* TO ${grantee};`);
 }
 
-/** Global privileges and those on the current database (a grant on a pattern such as `app\_%` included). */
-async function privilegesOf(session: MysqlSession, grantee: string): Promise<Set<string>> {
+/** Global privileges and those on the monitored database (a grant on a pattern such as `app\_%` included). */
+async function privilegesOf(session: MysqlSession, grantee: string, database: string): Promise<Set<string>> {
   const rows = await session.query(
     `SELECT PRIVILEGE_TYPE AS privilege FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ?
-     UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = ? AND DATABASE() LIKE TABLE_SCHEMA`,
-    [grantee, grantee],
+     UNION SELECT PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = ? AND ? LIKE TABLE_SCHEMA`,
+    [grantee, grantee, database],
   );
   return new Set(rows.map((row) => textOf(row.privilege)));
 }

@@ -40,8 +40,9 @@ t.test('the server counts unauthenticated calls per believed client address', as
 
   const direct = await startTestServer();
   t.teardown(direct.close);
-  t.equal(await remainingFor(direct, '203.0.113.1'), '99');
-  t.equal(await remainingFor(direct, '203.0.113.2'), '98', 'without trusted proxies a forged header buys no fresh budget');
+  // Counted from the first answer: the helper itself may already have called from this address.
+  const first = Number(await remainingFor(direct, '203.0.113.1'));
+  t.equal(Number(await remainingFor(direct, '203.0.113.2')), first - 1, 'without trusted proxies a forged header buys no fresh budget');
 
   const proxied = await startTestServer({ trustedProxies: ['127.0.0.1'] });
   t.teardown(proxied.close);
