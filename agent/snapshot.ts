@@ -4,7 +4,7 @@ import type { CollectionErrorCode } from './collection-error-code.js';
 /**
  * The snapshot one collection cycle produces for one database: the shape the server ingests
  * from `POST /v1/agent/samples`. Plain JSON; snake_case because it goes over the wire as is.
- * The catalog's metrics sit at their places (`metrics.connections.idle`, `database_size_bytes`).
+ * Each catalog metric sits at its `snapshot` place (under `metrics`, or at the top level).
  */
 export type Snapshot = SnapshotEnvelope & SnapshotMetricFields & { metrics: { latency: LatencyQualifiers } };
 

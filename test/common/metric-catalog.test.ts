@@ -8,7 +8,7 @@ import { metricCatalog, type MetricCatalog, type MetricDefinition } from '../../
 import { historyQuery } from '../../server/metrics/metrics-schema.js';
 import { openStateDir } from '../../server/state-dir.js';
 import { migrate } from '../../server/storage/migrate.js';
-import { createServiceKey, createTenant, startTestServer } from '../helpers/test-server.js';
+import { createServiceKey, createTenant, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const replicationLag: MetricDefinition = {
   path: 'replication.lag_seconds',
@@ -36,27 +36,26 @@ function stateDirWithFixtureColumns(): string {
   return stateDir;
 }
 
+/** A tenant, an agent key, and a PostgreSQL database that agent collects. */
+async function agentDatabase(server: TestServer, now: Date, name: string) {
+  const tenant = createTenant(server.services, now);
+  const agentKey = createServiceKey(server.services, tenant.orgId, now, { scopes: ['agent'], account: 'agent-host-1' });
+  const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
+  const connection = { host: '127.0.0.1', database: name, username: 'monitor', password: 'pw' };
+  const created = await server.request('POST', '/v1/databases', {
+    key: tenant.key,
+    body: { name, type: 'postgresql', agent_id: agentId, connection, monitoring: { interval_seconds: 60 } },
+  });
+  return { tenant, agentKey, databaseId: created.body.id as string };
+}
+
 t.test('a metric added to a fixture catalog reaches the snapshot, history, the API snapshot, /metrics and OpenAPI', async (t) => {
   const start = new Date('2026-11-22T10:00:00Z');
   const stateDir = stateDirWithFixtureColumns();
   t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
   const server = await startTestServer({ now: start, stateDir, catalog: fixtureCatalog, metricsToken: 'scrape-token-0123456789' });
   t.teardown(server.close);
-  const tenant = createTenant(server.services, start);
-  const agentKey = createServiceKey(server.services, tenant.orgId, start, { scopes: ['agent'], account: 'agent-host-1' });
-  const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
-  const created = await server.request('POST', '/v1/databases', {
-    key: tenant.key,
-    body: {
-      name: 'replica',
-      type: 'postgresql',
-      agent_id: agentId,
-      connection: { host: '127.0.0.1', database: 'replica', username: 'monitor', password: 'pw' },
-      monitoring: { interval_seconds: 60 },
-    },
-  });
-  t.equal(created.status, 201, created.text);
-  const databaseId: string = created.body.id;
+  const { tenant, agentKey, databaseId } = await agentDatabase(server, start, 'replica');
 
   // The agent: a collector reports the new path; the runner places it in the snapshot.
   const lag: Record<string, number> = { 'replication.lag_seconds': 4 };
@@ -102,20 +101,7 @@ t.test("the real catalog's Prometheus series: names, labels and units as exporte
   const start = new Date('2026-11-22T10:00:00Z');
   const server = await startTestServer({ now: start, metricsToken: 'scrape-token-0123456789' });
   t.teardown(server.close);
-  const tenant = createTenant(server.services, start);
-  const agentKey = createServiceKey(server.services, tenant.orgId, start, { scopes: ['agent'], account: 'agent-host-1' });
-  const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
-  const created = await server.request('POST', '/v1/databases', {
-    key: tenant.key,
-    body: {
-      name: 'orders',
-      type: 'postgresql',
-      agent_id: agentId,
-      connection: { host: '127.0.0.1', database: 'orders', username: 'monitor', password: 'pw' },
-      monitoring: { interval_seconds: 60 },
-    },
-  });
-  const databaseId: string = created.body.id;
+  const { agentKey, databaseId } = await agentDatabase(server, start, 'orders');
   const runner = new CollectionRunner({
     source: { ping: async () => undefined },
     collectors: [
