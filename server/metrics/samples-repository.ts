@@ -22,8 +22,12 @@ export interface LatestSnapshotRow {
   collectors: string;
 }
 
-/** Over a range: the number of samples, each rate and latency of the catalog by column, and the latency source. */
-export type RangeRates = Record<string, number | null> & { samples: number; latency_source: LatencySource | null };
+/** Over a range: the number of samples, the latency source, and each rate and latency of the catalog by column. */
+export interface RangeRates {
+  samples: number;
+  latency_source: LatencySource | null;
+  [column: string]: number | string | null;
+}
 
 export type LatencySource = 'histogram' | 'estimate';
 
