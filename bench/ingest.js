@@ -10,7 +10,7 @@
 // (WAL, synchronous=FULL), in this process. Rounds alternate raw/api; medians are reported.
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -159,8 +159,10 @@ async function setUpServer(children, stateDir) {
     DBMON_LOG_LEVEL: 'warn',
     DBMON_AGENT_EMBEDDED: 'false',
   });
-  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200);
-  const admin = JSON.parse(readFileSync(join(stateDir, 'initial-admin.json'), 'utf8'));
+  // The server writes the initial credentials once it listens: wait for those too.
+  const adminFile = join(stateDir, 'initial-admin.json');
+  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200 && existsSync(adminFile));
+  const admin = JSON.parse(readFileSync(adminFile, 'utf8'));
   const agentKey = execFileSync(
     process.execPath,
     [join(root, 'dist/server/cli.js'), 'keys', 'create', '--org', admin.org_id, '--name', 'bench agent',
