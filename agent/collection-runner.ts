@@ -1,14 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { metricCatalog, nestValues, type MetricCatalog, type MetricValues, type SnapshotMetricFields } from '../common/metric-catalog.js';
 import { collectionErrorCode, type CollectionErrorCode } from './collection-error-code.js';
 import type { Collector, Contribution, Pingable } from './collector.js';
-import { intervalMetrics, type TimedReadings } from './interval-metrics.js';
+import { intervalMetrics, type IntervalMetrics, type TimedReadings } from './interval-metrics.js';
 import type { CollectorOutcome, Snapshot } from './snapshot.js';
 
 export interface CollectionRunnerOptions<Source extends Pingable> {
   source: Source;
   collectors: readonly Collector<Source>[];
   logger: Logger;
+  /** The metrics a snapshot carries; the real catalog unless a test passes a fixture. */
+  catalog?: MetricCatalog;
 }
 
 /** The server refuses longer error texts (and with them the whole batch). */
@@ -26,7 +29,11 @@ export class CollectionRunner<Source extends Pingable> {
   #databaseError: string | undefined;
   readonly #collectorErrors = new Map<string, string>();
 
-  constructor(private readonly options: CollectionRunnerOptions<Source>) {}
+  readonly #catalog: MetricCatalog;
+
+  constructor(private readonly options: CollectionRunnerOptions<Source>) {
+    this.#catalog = options.catalog ?? metricCatalog;
+  }
 
   /**
    * One cycle. `signal` is the cycle's deadline (the scheduler's): once it aborts, the statement
@@ -43,7 +50,7 @@ export class CollectionRunner<Source extends Pingable> {
     } catch (error) {
       const message = describe(error);
       this.#unreachable(message);
-      return unreachableSnapshot(now, message, signal.aborted && error === signal.reason ? 'timeout' : collectionErrorCode(error));
+      return unreachableSnapshot(this.#catalog, now, message, signal.aborted && error === signal.reason ? 'timeout' : collectionErrorCode(error));
     }
     const outcomes: CollectorOutcome[] = [];
     const contributions: Contribution[] = [];
@@ -67,19 +74,14 @@ export class CollectionRunner<Source extends Pingable> {
     const current: TimedReadings = { atMs: now.getTime(), readings: merged.readings ?? {} };
     const derived = intervalMetrics(this.#previous, current, statisticsFailure ?? merged.latencyNote);
     this.#previous = current;
+    const fields = metricFields(this.#catalog, { ...merged.values, ...derivedValues(derived) });
+    const { source: latencySource, note } = derived.latency;
     return {
       timestamp: now.toISOString(),
       reachable: true,
       version: merged.version ?? null,
-      database_size_bytes: merged.databaseSizeBytes ?? null,
-      metrics: {
-        cpu_usage: derived.cpuUsage,
-        memory_usage: merged.memoryUsage ?? null,
-        disk_usage: merged.diskUsage ?? null,
-        connections: merged.connections ?? { active: null, idle: null, total: null, max: null },
-        throughput: derived.throughput,
-        latency: derived.latency,
-      },
+      ...fields,
+      metrics: { ...fields.metrics, latency: { ...fields.metrics.latency, source: latencySource, ...(note !== undefined && { note }) } },
       counters: merged.counters ?? {},
       collectors: outcomes,
       ...(derived.statements && { statements: derived.statements }),
@@ -113,6 +115,7 @@ function mergeContributions(contributions: readonly Contribution[]): Contributio
     (merged, next) => ({
       ...merged,
       ...next,
+      values: { ...merged.values, ...next.values },
       counters: { ...merged.counters, ...next.counters },
       readings: { ...merged.readings, ...next.readings },
     }),
@@ -120,22 +123,33 @@ function mergeContributions(contributions: readonly Contribution[]): Contributio
   );
 }
 
-function unreachableSnapshot(now: Date, error: string, errorCode: CollectionErrorCode): Snapshot {
+/** The metrics the runner computes from consecutive readings, keyed by catalog path. */
+function derivedValues(derived: IntervalMetrics): MetricValues {
+  return {
+    cpu_usage: derived.cpuUsage,
+    'throughput.queries_per_second': derived.throughput.queries_per_second,
+    'throughput.transactions_per_second': derived.throughput.transactions_per_second,
+    'latency.avg_query_time_ms': derived.latency.avg_query_time_ms,
+    'latency.p95_query_time_ms': derived.latency.p95_query_time_ms,
+    'latency.p99_query_time_ms': derived.latency.p99_query_time_ms,
+  };
+}
+
+/** Every catalog metric at its place in the snapshot; null when no collector gave it. */
+function metricFields(catalog: MetricCatalog, values: Readonly<Record<string, number | null | undefined>>): SnapshotMetricFields {
+  return nestValues(catalog.map((metric) => [metric.snapshot, values[metric.path] ?? null])) as SnapshotMetricFields;
+}
+
+function unreachableSnapshot(catalog: MetricCatalog, now: Date, error: string, errorCode: CollectionErrorCode): Snapshot {
+  const fields = metricFields(catalog, {});
   return {
     timestamp: now.toISOString(),
     reachable: false,
     error,
     error_code: errorCode,
     version: null,
-    database_size_bytes: null,
-    metrics: {
-      cpu_usage: null,
-      memory_usage: null,
-      disk_usage: null,
-      connections: { active: null, idle: null, total: null, max: null },
-      throughput: { queries_per_second: null, transactions_per_second: null },
-      latency: { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null },
-    },
+    ...fields,
+    metrics: { ...fields.metrics, latency: { ...fields.metrics.latency, source: null } },
     counters: {},
     collectors: [],
   };

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Connections } from './snapshot.js';
+import type { MetricValues } from '../common/metric-catalog.js';
 
 export interface CollectContext {
   signal: AbortSignal;
@@ -21,10 +21,8 @@ export interface Collector<Source> {
 /** What one collector adds to the snapshot of a cycle; contributions are merged by the runner. */
 export interface Contribution {
   version?: string;
-  databaseSizeBytes?: number;
-  connections?: Connections;
-  memoryUsage?: number;
-  diskUsage?: number;
+  /** Metrics read directly, keyed by catalog path; rates and latencies come from `readings`. */
+  values?: MetricValues;
   counters?: Record<string, number>;
   readings?: Readings;
   /** Why the statement statistics read cannot give a latency, when they cannot (none recorded yet). */

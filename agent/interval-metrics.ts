@@ -3,11 +3,22 @@ import { counterRate, measureInterval } from './counter-delta.js';
 import { histogramCount, histogramIncrease, histogramMean, histogramQuantile } from './latency-histogram.js';
 import { mixtureQuantile } from './lognormal-mixture.js';
 import { statementDeltas, statementStats, type StatementDelta } from './statement-deltas.js';
-import type { Latency, StatementStats, Throughput } from './snapshot.js';
+import type { LatencyQualifiers, StatementStats } from './snapshot.js';
 
 export interface TimedReadings {
   atMs: number;
   readings: Readings;
+}
+
+export interface Throughput {
+  queries_per_second: number | null;
+  transactions_per_second: number | null;
+}
+
+export interface Latency extends LatencyQualifiers {
+  avg_query_time_ms: number | null;
+  p95_query_time_ms: number | null;
+  p99_query_time_ms: number | null;
 }
 
 export interface IntervalMetrics {

@@ -1,18 +1,20 @@
+import type { SnapshotMetricFields } from '../common/metric-catalog.js';
 import type { CollectionErrorCode } from './collection-error-code.js';
 
 /**
  * The snapshot one collection cycle produces for one database: the shape the server ingests
  * from `POST /v1/agent/samples`. Plain JSON; snake_case because it goes over the wire as is.
+ * Each catalog metric sits at its `snapshot` place (under `metrics`, or at the top level).
  */
-export interface Snapshot {
+export type Snapshot = SnapshotEnvelope & SnapshotMetricFields & { metrics: { latency: LatencyQualifiers } };
+
+interface SnapshotEnvelope {
   timestamp: string;
   reachable: boolean;
   error?: string;
   /** Set with `error` when the database could not be reached. */
   error_code?: CollectionErrorCode;
   version: string | null;
-  database_size_bytes: number | null;
-  metrics: SnapshotMetrics;
   /** Raw cumulative engine counters, named like postgres_exporter / mysqld_exporter. */
   counters: Record<string, number>;
   collectors: CollectorOutcome[];
@@ -20,33 +22,10 @@ export interface Snapshot {
   statements?: StatementStats[];
 }
 
-export interface SnapshotMetrics {
-  cpu_usage: number | null;
-  memory_usage: number | null;
-  disk_usage: number | null;
-  connections: Connections;
-  throughput: Throughput;
-  latency: Latency;
-}
-
-export interface Connections {
-  active: number | null;
-  idle: number | null;
-  total: number | null;
-  max: number | null;
-}
-
-export interface Throughput {
-  queries_per_second: number | null;
-  transactions_per_second: number | null;
-}
-
 export type LatencySource = 'histogram' | 'estimate';
 
-export interface Latency {
-  avg_query_time_ms: number | null;
-  p95_query_time_ms: number | null;
-  p99_query_time_ms: number | null;
+/** How the latency metrics were obtained. */
+export interface LatencyQualifiers {
   source: LatencySource | null;
   /** Why there is no latency; given only when source is null. */
   note?: string;

@@ -10,12 +10,13 @@
 // (WAL, synchronous=FULL), in this process. Rounds alternate raw/api; medians are reported.
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { metricCatalog, placeReader } from '../dist/common/metric-catalog.js';
 import { migrate } from '../dist/server/storage/migrate.js';
 import { openDatabase } from '../dist/server/storage/open-database.js';
 import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
@@ -76,15 +77,10 @@ function buildBatches(databaseId, round, count) {
   }));
 }
 
+const readers = metricCatalog.map((metric) => placeReader(metric.snapshot));
+
 function rowOf(databaseId, ts, snap) {
-  const { metrics } = snap;
-  return [
-    databaseId, ts, 1, metrics.cpu_usage, metrics.memory_usage, metrics.disk_usage,
-    metrics.connections.active, metrics.connections.idle, metrics.connections.total, metrics.connections.max,
-    metrics.throughput.queries_per_second, metrics.throughput.transactions_per_second,
-    metrics.latency.avg_query_time_ms, metrics.latency.p95_query_time_ms, metrics.latency.p99_query_time_ms,
-    metrics.latency.source, snap.database_size_bytes,
-  ];
+  return [databaseId, ts, 1, ...readers.map((read) => read(snap)), snap.metrics.latency.source];
 }
 
 /** The baseline: the same rows, prepared insert, one transaction per 100 rows, server pragmas. */
@@ -92,12 +88,8 @@ function rawInserts(dir, prebuilt) {
   const db = openDatabase(join(dir, `raw-${Date.now()}.db`));
   migrate(db);
   db.pragma('foreign_keys = OFF');
-  const insert = db.prepare(
-    `INSERT INTO samples (database_id, ts, reachable, cpu_usage, memory_usage, disk_usage, connections_active,
-       connections_idle, connections_total, connections_max, queries_per_second, transactions_per_second,
-       avg_query_time_ms, p95_query_time_ms, p99_query_time_ms, latency_source, database_size_bytes)
-     VALUES (${Array(17).fill('?').join(', ')})`,
-  );
+  const columns = ['database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column), 'latency_source'];
+  const insert = db.prepare(`INSERT INTO samples (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
   const insertBatch = db.transaction((batch) => {
     for (const sample of batch.samples) insert.run(...rowOf(sample.database_id, Date.parse(sample.snapshot.timestamp), sample.snapshot));
   });
@@ -167,8 +159,10 @@ async function setUpServer(children, stateDir) {
     DBMON_LOG_LEVEL: 'warn',
     DBMON_AGENT_EMBEDDED: 'false',
   });
-  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200);
-  const admin = JSON.parse(readFileSync(join(stateDir, 'initial-admin.json'), 'utf8'));
+  // The server writes the initial credentials once it listens: wait for those too.
+  const adminFile = join(stateDir, 'initial-admin.json');
+  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200 && existsSync(adminFile));
+  const admin = JSON.parse(readFileSync(adminFile, 'utf8'));
   const agentKey = execFileSync(
     process.execPath,
     [join(root, 'dist/server/cli.js'), 'keys', 'create', '--org', admin.org_id, '--name', 'bench agent',

@@ -1,3 +1,4 @@
+import { metricCatalog, type MetricCatalog } from '../common/metric-catalog.js';
 import { AgentsRepository } from './agents/agents-repository.js';
 import { AlertEvaluationService } from './alerts/alert-evaluation-service.js';
 import { AlertRulesRepository } from './alerts/alert-rules-repository.js';
@@ -49,6 +50,8 @@ export const defaultRetention: RetentionMs = {
 export interface Services {
   organizations: OrganizationsRepository;
   databaseRows: DatabasesRepository;
+  /** The metrics collected, stored and shown. */
+  catalog: MetricCatalog;
   samples: SamplesRepository;
   identity: IdentityService;
   apiKeys: ApiKeysService;
@@ -86,6 +89,8 @@ export interface ServicesOptions {
   startedAt?: Date;
   /** Config api_keys.max_live_per_organization. */
   maxLiveApiKeysPerOrganization?: number;
+  /** The metric catalog; a test may pass a fixture. */
+  catalog?: MetricCatalog;
 }
 
 /** Wires repositories into services over one open state database; shared by the server and the operator CLI. */
@@ -93,7 +98,8 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const organizations = new OrganizationsRepository(db);
   const databaseRows = new DatabasesRepository(db);
   const agentRows = new AgentsRepository(db);
-  const samples = new SamplesRepository(db);
+  const catalog = options.catalog ?? metricCatalog;
+  const samples = new SamplesRepository(db, catalog);
   const transaction = <T>(work: () => T): T => db.transaction(work)();
   const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
@@ -124,7 +130,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   // Called only once the services below exist: inside a database update's transaction.
   const connectionChanges = { databaseConnectionChanged: (id: string, now: Date) => optimizationJobs.databaseConnectionChanged(id, now) };
   const databases = new DatabasesService(databaseRows, agentRows, secretBox, alerting, connectionChanges, transaction);
-  const rollups = new RollupJob(db, retention);
+  const rollups = new RollupJob(db, retention, catalog);
   const queries = new QueriesService(new QueriesRepository(db), retention.raw);
   const optimizationEvents: OptimizationEvents = {
     record: (type, row, now) => events.publish(row.org_id, type, { object: presentOptimization(row) }, now),
@@ -136,6 +142,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   return {
     organizations,
     databaseRows,
+    catalog,
     samples,
     identity,
     apiKeys: new ApiKeysService(
@@ -160,8 +167,9 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
         recorded: (databaseId, fromTs, toTs, now) => optimizations.measureAfter(databaseId, fromTs, toTs, now),
       },
       (databaseIds, now) => alerting.afterIngest(databaseIds, now),
+      catalog,
     ),
-    metrics: new MetricsService(samples, rollups, retention),
+    metrics: new MetricsService(samples, rollups, retention, catalog),
     rollups,
     queries,
     optimizations,

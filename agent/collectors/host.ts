@@ -25,9 +25,11 @@ export function createHostCollector(options: HostCollectorOptions): Collector<un
       ]);
       const used = disk.blocks - disk.bfree;
       return {
-        memoryUsage: memoryUsagePercent(meminfo),
-        // As df computes it: blocks reserved for root count as neither used nor available.
-        diskUsage: (used / (used + disk.bavail)) * 100,
+        values: {
+          memory_usage: memoryUsagePercent(meminfo),
+          // As df computes it: blocks reserved for root count as neither used nor available.
+          disk_usage: (used / (used + disk.bavail)) * 100,
+        },
         readings: { cpu: cpuTimes(stat) },
       };
     },

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
+import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
 import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
-import { assignments, ingestResult, sampleBatchBody } from './agent-protocol-schema.js';
+import { assignments, ingestResult, sampleBatchSchema } from './agent-protocol-schema.js';
 import { presentAgent } from './agent-presenter.js';
 import type { AgentIdentity, AgentsService } from './agents-service.js';
 
@@ -21,7 +22,13 @@ const agentRecord = z
   })
   .meta({ id: 'Agent' });
 
-export function agentsRoutes(agents: AgentsService, ingest: IngestService, serverMetrics: ServerMetrics, now: () => Date): RouteDefinition[] {
+export function agentsRoutes(
+  agents: AgentsService,
+  ingest: IngestService,
+  serverMetrics: ServerMetrics,
+  catalog: MetricCatalog,
+  now: () => Date,
+): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -62,7 +69,7 @@ export function agentsRoutes(agents: AgentsService, ingest: IngestService, serve
       summary: 'Store a batch of snapshots; a retried batch id is stored once',
       tag: 'Agent protocol',
       auth: { scope: 'agent', access: 'write' },
-      body: sampleBatchBody,
+      body: sampleBatchSchema(catalog),
       compiledBody: true,
       responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
       handler: (ctx, { body, principal }) => {

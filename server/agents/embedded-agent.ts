@@ -5,7 +5,7 @@ import type { Transport } from '../../agent/transport.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
 import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
 import type { Services } from '../services.js';
-import { sampleBatchBody } from './agent-protocol-schema.js';
+import { sampleBatchSchema } from './agent-protocol-schema.js';
 
 export interface EmbeddedAgentOptions {
   services: Services;
@@ -26,6 +26,7 @@ export interface EmbeddedAgentOptions {
  */
 export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent {
   const { services, serverMetrics, now } = options;
+  const sampleBatchBody = sampleBatchSchema(services.catalog);
   const transport: Transport = {
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);

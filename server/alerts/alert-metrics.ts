@@ -1,4 +1,4 @@
-import { metricCatalog } from '../metrics/metric-catalog.js';
+import { metricCatalog } from '../../common/metric-catalog.js';
 import type { SampleRow } from '../metrics/samples-repository.js';
 
 /** Ratio of connections in use to the server's limit, 0..100. */
@@ -24,7 +24,7 @@ export function presentMetricValue(metric: string, value: number): number | Stat
   return metric === statusMetric ? statusValues[value]! : value;
 }
 
-const columnOf = new Map(metricCatalog.map((metric) => [metric.path, metric.column as keyof SampleRow]));
+const columnOf = new Map<string, keyof SampleRow>(metricCatalog.map((metric) => [metric.path, metric.column as keyof SampleRow]));
 
 /** The value of `metric` in one stored sample; null when the sample does not have it (a failed collection, say). */
 export function metricValue(sample: SampleRow, metric: string): number | null {

@@ -8,5 +8,5 @@ export function createServerMetrics(services: Services, now: () => Date): Server
     latestSnapshots: () => services.samples.latestSnapshots(),
     agents: () => services.agents.all(),
     now,
-  });
+  }, services.catalog);
 }

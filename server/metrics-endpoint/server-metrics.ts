@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agents-repository.js';
 import type { DatabaseRow } from '../databases/databases-repository.js';
 import type { IngestResult } from '../metrics/ingest-service.js';
@@ -24,7 +25,10 @@ export class ServerMetrics {
   readonly #batches;
   readonly #samples;
 
-  constructor(private readonly sources: ScrapeSources) {
+  constructor(
+    private readonly sources: ScrapeSources,
+    catalog: MetricCatalog,
+  ) {
     const registers = [this.registry];
     this.#requests = new Counter({
       name: 'dbmon_http_requests_total',
@@ -74,7 +78,7 @@ export class ServerMetrics {
         for (const agent of sources.agents()) this.set({ agent_id: agent.id, agent_name: agent.name }, agent.spool_dropped_total);
       },
     });
-    registerDatabaseGauges(this.registry, sources);
+    registerDatabaseGauges(this.registry, sources, catalog);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -112,75 +116,73 @@ function databaseViews(sources: ScrapeSources): DatabaseView[] {
   }));
 }
 
-function registerDatabaseGauges(registry: Registry, sources: ScrapeSources): void {
+function registerDatabaseGauges(registry: Registry, sources: ScrapeSources, catalog: MetricCatalog): void {
   const views = () => databaseViews(sources);
-  const gauge = (name: string, help: string, value: (view: DatabaseView) => number | null | undefined, extraLabels: string[] = []) =>
+  const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
+  const up = (view: DatabaseView) => (view.latest === undefined ? null : view.latest.reachable);
+  const reachability = [
+    { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', value: (view: DatabaseView) => (isPostgres(view) ? up(view) : null) },
+    { name: 'mysql_up', help: 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', value: (view: DatabaseView) => (isPostgres(view) ? null : up(view)) },
+    { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', value: up },
+  ];
+  for (const { name, help, value } of reachability) {
     new Gauge({
       name,
       help,
-      labelNames: [...databaseLabels, ...extraLabels],
+      labelNames: databaseLabels,
       registers: [registry],
       collect() {
         this.reset();
         for (const view of views()) {
           const current = value(view);
-          if (current !== null && current !== undefined) this.set(view.labels, current);
+          if (current !== null) this.set(view.labels, current);
         }
       },
     });
-  const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
-  const up = (view: DatabaseView) => (view.latest === undefined ? null : view.latest.reachable);
-
-  gauge('pg_up', 'Whether the last collection reached the PostgreSQL server (1) or not (0).', (view) => (isPostgres(view) ? up(view) : null));
-  gauge('mysql_up', 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', (view) => (isPostgres(view) ? null : up(view)));
-  gauge('pg_settings_max_connections', 'PostgreSQL max_connections.', (view) => (isPostgres(view) ? view.sample?.connections_max : null));
-  gauge('mysql_global_variables_max_connections', 'MySQL/MariaDB max_connections.', (view) => (isPostgres(view) ? null : view.sample?.connections_max));
-  gauge('pg_database_size_bytes', 'Size of the monitored PostgreSQL database.', (view) => (isPostgres(view) ? view.sample?.database_size_bytes : null));
-  gauge('dbmon_database_up', 'Whether the last collection reached the database (1) or not (0).', up);
-  gauge('dbmon_database_cpu_usage_ratio', 'CPU in use on the host of the collecting agent, 0..1.', (view) => ratio(view.sample?.cpu_usage));
-  gauge('dbmon_database_memory_usage_ratio', 'Memory in use on the host of the collecting agent, 0..1.', (view) => ratio(view.sample?.memory_usage));
-  gauge('dbmon_database_disk_usage_ratio', 'Disk in use on the file system of the database, 0..1.', (view) => ratio(view.sample?.disk_usage));
-  gauge('dbmon_database_size_bytes', 'Size of the monitored database.', (view) => view.sample?.database_size_bytes);
-  gauge('dbmon_database_queries_per_second', 'Queries per second over the last interval.', (view) => view.sample?.queries_per_second);
-  gauge('dbmon_database_transactions_per_second', 'Transactions per second over the last interval.', (view) => view.sample?.transactions_per_second);
-
-  new Gauge({
-    name: 'dbmon_database_connections',
-    help: 'Client connections by state (active, idle, total, max).',
-    labelNames: [...databaseLabels, 'state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const view of views()) {
-        const sample = view.sample;
-        if (sample === undefined) continue;
-        for (const [state, value] of Object.entries({
-          active: sample.connections_active,
-          idle: sample.connections_idle,
-          total: sample.connections_total,
-          max: sample.connections_max,
-        })) {
-          if (value !== null) this.set({ ...view.labels, state }, value);
+  }
+  for (const family of prometheusFamilies(catalog)) {
+    new Gauge({
+      name: family.name,
+      help: family.help,
+      labelNames: [...databaseLabels, ...family.labelNames],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { labels, database, sample } of views()) {
+          if (sample === undefined) continue;
+          const row = sample as Record<string, unknown>;
+          for (const { column, series } of family.members) {
+            const value = row[column];
+            if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) continue;
+            const source = series.latencySourceLabel ? { source: sample.latency_source ?? 'none' } : {};
+            this.set({ ...labels, ...series.labels, ...source }, value / (series.divideBy ?? 1));
+          }
         }
-      }
-    },
-  });
-  new Gauge({
-    name: 'dbmon_database_query_latency_seconds',
-    help: 'Query latency over the last interval: mean and 95th/99th percentiles (estimate or histogram).',
-    labelNames: [...databaseLabels, 'stat', 'source'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, sample } of views()) {
-        if (sample === undefined) continue;
-        const source = sample.latency_source ?? 'none';
-        for (const [stat, ms] of Object.entries({ mean: sample.avg_query_time_ms, p95: sample.p95_query_time_ms, p99: sample.p99_query_time_ms })) {
-          if (ms !== null) this.set({ ...labels, stat, source }, ms / 1000);
-        }
-      }
-    },
-  });
+      },
+    });
+  }
+}
+
+interface PrometheusFamily {
+  name: string;
+  help: string;
+  labelNames: string[];
+  members: { column: string; series: PrometheusSeries }[];
+}
+
+/** The catalog's Prometheus series grouped by name, in catalog order; a family's help is its first series'. */
+function prometheusFamilies(catalog: MetricCatalog): PrometheusFamily[] {
+  const families = new Map<string, PrometheusFamily>();
+  for (const metric of catalog) {
+    for (const series of metric.prometheus) {
+      const family = families.get(series.name) ?? { name: series.name, help: series.help, labelNames: [], members: [] };
+      families.set(series.name, family);
+      family.members.push({ column: metric.column, series });
+      const labelNames = [...Object.keys(series.labels ?? {}), ...(series.latencySourceLabel ? ['source'] : [])];
+      family.labelNames.push(...labelNames.filter((name) => !family.labelNames.includes(name)));
+    }
+  }
+  return [...families.values()];
 }
 
 /**
@@ -205,8 +207,4 @@ export function engineCountersText(views: readonly DatabaseView[]): string {
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-function ratio(percent: number | null | undefined): number | null {
-  return percent === null || percent === undefined ? null : percent / 100;
 }

@@ -1,8 +1,9 @@
+import { placeReader, type MetricCatalog } from '../../common/metric-catalog.js';
 import type { AgentRow, AgentsRepository } from '../agents/agents-repository.js';
 import type { IngestSnapshot, SampleBatch } from '../agents/agent-protocol-schema.js';
 import type { DatabaseRow, DatabasesRepository, LastError } from '../databases/databases-repository.js';
 import type { Db } from '../storage/open-database.js';
-import type { SampleRow, SamplesRepository } from './samples-repository.js';
+import type { SampleValues, SamplesRepository } from './samples-repository.js';
 
 /** Who sent a batch: a registered remote agent, or the server's own embedded agent. */
 export type IngestSource = { kind: 'agent'; agent: AgentRow } | { kind: 'embedded' };
@@ -29,6 +30,9 @@ export type LastErrorOf = (database: DatabaseRow, snapshot: IngestSnapshot, at: 
 const maxClockSkewMs = 5 * 60_000;
 
 export class IngestService {
+  /** Reads each catalog metric at its place in a snapshot, in the catalog's (and the insert's) order. */
+  readonly #readers: ((snapshot: IngestSnapshot) => number | null)[];
+
   constructor(
     private readonly db: Db,
     private readonly samples: SamplesRepository,
@@ -40,8 +44,11 @@ export class IngestService {
     /** Slow queries: the statement deltas of each stored snapshot. */
     private readonly statements: StatementSink,
     /** Alert evaluation of the databases that got samples, inside the batch's transaction. */
-    private readonly afterStore: (databaseIds: readonly string[], now: Date) => void = () => undefined,
-  ) {}
+    private readonly afterStore: (databaseIds: readonly string[], now: Date) => void,
+    catalog: MetricCatalog,
+  ) {
+    this.#readers = catalog.map((metric) => placeReader(metric.snapshot));
+  }
 
   /** One transaction per batch; a batch id seen before stores nothing and says so. */
   ingest(source: IngestSource, batch: SampleBatch, now: Date): IngestResult {
@@ -67,7 +74,7 @@ export class IngestService {
           rejected++;
           continue;
         }
-        if (!this.samples.insert(toSampleRow(database_id, ts, snapshot))) continue;
+        if (!this.samples.insert(this.#sampleValues(database_id, ts, snapshot))) continue;
         stored++;
         if (snapshot.reachable) {
           this.statements.record(database_id, ts, snapshot.statements ?? []);
@@ -100,33 +107,14 @@ export class IngestService {
       return { batch_id: batch.batch_id, stored, duplicate: false, rejected };
     })();
   }
+
+  #sampleValues(databaseId: string, ts: number, snapshot: IngestSnapshot): SampleValues {
+    return [databaseId, ts, Number(snapshot.reachable), ...this.#readers.map((read) => read(snapshot)), snapshot.metrics.latency.source];
+  }
 }
 
 function collects(source: IngestSource, database: DatabaseRow): boolean {
   return source.kind === 'embedded'
     ? database.agent_id === null
     : database.agent_id === source.agent.id && database.org_id === source.agent.org_id;
-}
-
-function toSampleRow(databaseId: string, ts: number, snapshot: IngestSnapshot): SampleRow {
-  const { metrics } = snapshot;
-  return {
-    database_id: databaseId,
-    ts,
-    reachable: Number(snapshot.reachable),
-    cpu_usage: metrics.cpu_usage,
-    memory_usage: metrics.memory_usage,
-    disk_usage: metrics.disk_usage,
-    connections_active: metrics.connections.active,
-    connections_idle: metrics.connections.idle,
-    connections_total: metrics.connections.total,
-    connections_max: metrics.connections.max,
-    queries_per_second: metrics.throughput.queries_per_second,
-    transactions_per_second: metrics.throughput.transactions_per_second,
-    avg_query_time_ms: metrics.latency.avg_query_time_ms,
-    p95_query_time_ms: metrics.latency.p95_query_time_ms,
-    p99_query_time_ms: metrics.latency.p99_query_time_ms,
-    latency_source: metrics.latency.source,
-    database_size_bytes: snapshot.database_size_bytes,
-  };
 }

@@ -1,3 +1,4 @@
+import type { MetricCatalog } from '../../common/metric-catalog.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { databaseIdParams } from '../databases/databases-schema.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -5,7 +6,7 @@ import { errorResponses } from '../openapi/error-responses.js';
 import { currentMetricsQuery, historyQuery, metricsHistory, metricsSnapshot } from './metrics-schema.js';
 import type { MetricsService } from './metrics-service.js';
 
-export function metricsRoutes(databases: DatabasesService, metrics: MetricsService, now: () => Date): RouteDefinition[] {
+export function metricsRoutes(databases: DatabasesService, metrics: MetricsService, catalog: MetricCatalog, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -16,7 +17,7 @@ export function metricsRoutes(databases: DatabasesService, metrics: MetricsServi
       auth: { scope: 'metrics', access: 'read' },
       params: databaseIdParams,
       query: currentMetricsQuery,
-      responses: { 200: { description: 'The snapshot; values are null before the first sample', schema: metricsSnapshot }, ...errorResponses },
+      responses: { 200: { description: 'The snapshot; values are null before the first sample', schema: metricsSnapshot(catalog) }, ...errorResponses },
       handler: (ctx, { params, query, principal }) => {
         ctx.body = metrics.current(databases.get(principal.orgId, params.id), query.range, now());
       },
@@ -32,7 +33,7 @@ export function metricsRoutes(databases: DatabasesService, metrics: MetricsServi
       tag: 'Metrics',
       auth: { scope: 'metrics', access: 'read' },
       params: databaseIdParams,
-      query: historyQuery,
+      query: historyQuery(catalog),
       responses: { 200: { description: 'The series', schema: metricsHistory }, ...errorResponses },
       handler: (ctx, { params, query, principal }) => {
         ctx.body = metrics.history(databases.get(principal.orgId, params.id), query, now());

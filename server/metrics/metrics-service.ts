@@ -1,8 +1,8 @@
+import { metricByPath, nestValues, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { DatabaseRow } from '../databases/databases-repository.js';
-import { metricByPath, metricCatalog, type MetricDefinition } from './metric-catalog.js';
 import type { HistoryQuery, Range } from './metrics-schema.js';
-import { rollupResolutions, type RetentionMs, type RollupJob } from './rollup-job.js';
+import { rollupResolutions, type RetentionMs, type RollupJob, type RollupResolution } from './rollup-job.js';
 import type { SamplesRepository } from './samples-repository.js';
 
 const autoMaxPoints = 500;
@@ -12,43 +12,33 @@ const defaultHistorySpanMs = 3_600_000;
 type ConcreteResolution = 'raw' | (typeof rollupResolutions)[number]['name'];
 
 export class MetricsService {
+  /** The API snapshot's metrics: gauges and counters from the latest sample, rates and latencies over the range. */
+  readonly #apiMetrics: { metric: MetricDefinition; fromRange: boolean }[];
+
   constructor(
     private readonly samples: SamplesRepository,
     private readonly rollups: RollupJob,
     private readonly retention: RetentionMs,
-  ) {}
+    private readonly catalog: MetricCatalog,
+  ) {
+    this.#apiMetrics = catalog
+      .filter((metric) => metric.api)
+      .map((metric) => ({ metric, fromRange: metric.kind === 'rate' || metric.kind === 'latency' }));
+  }
 
   /** Gauges from the latest sample; rates and latencies over the range ending now. */
   current(database: DatabaseRow, range: Range, now: Date) {
-    const latest = this.samples.latest(database.id);
+    const latest = this.samples.latest(database.id) as Record<string, number | null> | undefined;
     const rates = this.samples.rangeRates(database.id, now.getTime() - range.ms, now.getTime());
-    const value = (column: keyof NonNullable<typeof latest>) => (latest === undefined ? null : (latest[column] as number | null));
+    const metrics: { latency?: object } = nestValues(
+      this.#apiMetrics.map(({ metric, fromRange }) => [metric.path, (fromRange ? rates[metric.column] : latest?.[metric.column]) ?? null]),
+    );
     return {
       database_id: database.id,
-      timestamp: latest === undefined ? null : new Date(latest.ts).toISOString(),
+      timestamp: latest === undefined ? null : new Date(latest.ts!).toISOString(),
       range: range.text,
       status: database.status,
-      metrics: {
-        cpu_usage: value('cpu_usage'),
-        memory_usage: value('memory_usage'),
-        disk_usage: value('disk_usage'),
-        connections: {
-          active: value('connections_active'),
-          idle: value('connections_idle'),
-          total: value('connections_total'),
-          max: value('connections_max'),
-        },
-        throughput: {
-          queries_per_second: rates.queries_per_second,
-          transactions_per_second: rates.transactions_per_second,
-        },
-        latency: {
-          avg_query_time_ms: rates.avg_query_time_ms,
-          p95_query_time_ms: rates.p95_query_time_ms,
-          p99_query_time_ms: rates.p99_query_time_ms,
-          source: rates.latency_source,
-        },
-      },
+      metrics: { ...metrics, latency: { ...metrics.latency, source: rates.latency_source } },
     };
   }
 
@@ -59,7 +49,7 @@ export class MetricsService {
       throw new InvalidRequestError('invalid_parameter', 'Give either from or range, not both', 'range');
     }
     if (fromMs >= toMs) throw new InvalidRequestError('invalid_parameter', 'from must be before to', 'from');
-    const metrics = (query.metrics ?? metricCatalog.map((metric) => metric.path)).map((path) => metricByPath(path)!);
+    const metrics = query.metrics?.map((path) => metricByPath(this.catalog, path)!) ?? this.catalog.filter((metric) => metric.history.length > 0);
     const resolution = this.pickResolution(query.resolution, toMs - fromMs, fromMs, database.interval_seconds * 1000, now.getTime());
     // One row past the bound tells that there are too many, without reading them all.
     const rows =
@@ -88,7 +78,7 @@ export class MetricsService {
     };
   }
 
-  private rolledRows(databaseId: string, resolution: ConcreteResolution, fromMs: number, toMs: number, limit: number) {
+  private rolledRows(databaseId: string, resolution: RollupResolution, fromMs: number, toMs: number, limit: number) {
     this.rollups.fold();
     const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
     const bucketFrom = Math.floor(fromMs / width) * width;

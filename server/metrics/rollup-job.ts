@@ -1,6 +1,5 @@
+import { historyMetrics, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
-import { metricCatalog } from './metric-catalog.js';
-import { rollupColumns } from './samples-repository.js';
 
 export const rollupResolutions = [
   { name: '1m', ms: 60_000 },
@@ -12,6 +11,11 @@ export const rollupResolutions = [
 export type RollupResolution = (typeof rollupResolutions)[number]['name'];
 
 export type RetentionMs = Record<'raw' | RollupResolution, number>;
+
+/** A rollup's `<column>_avg|_min|_max` columns of these metrics. */
+export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {
+  return metrics.flatMap((metric) => ['avg', 'min', 'max'].map((stat) => `${metric.column}_${stat}`));
+}
 
 /**
  * Folds newly stored samples into every rollup resolution and applies retention. Each touched
@@ -29,24 +33,26 @@ export class RollupJob {
   constructor(
     private readonly db: Db,
     private readonly retention: RetentionMs,
+    catalog: MetricCatalog,
   ) {
     this.#pending = db.prepare<[], { database_id: string; min_ts: number; max_ts: number; max_id: number }>(
       `SELECT database_id, min(ts) AS min_ts, max(ts) AS max_ts, max(id) AS max_id FROM samples
        WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) GROUP BY database_id`,
     );
     this.#advance = db.prepare<[number]>('UPDATE rollup_watermark SET last_sample_id = max(last_sample_id, ?) WHERE id = 1');
-    const aggregates = metricCatalog.flatMap((metric) => [
-      `avg(${metric.column})`,
-      `min(${metric.column})`,
-      `max(${metric.column})`,
-    ]);
-    // better-sqlite3 binds JS numbers as REAL; the CASTs keep the bucket arithmetic integer division.
-    this.#recompute = db.prepare<{ database_id: string; resolution: string; width: number; from: number; to: number }>(
-      `INSERT OR REPLACE INTO sample_rollups (database_id, resolution, bucket, samples, ${rollupColumns(metricCatalog).join(', ')})
-       SELECT database_id, @resolution, (ts / CAST(@width AS INTEGER)) * @width, count(*), ${aggregates.join(', ')}
-       FROM samples WHERE database_id = @database_id AND ts >= @from AND ts < @to
-       GROUP BY ts / CAST(@width AS INTEGER)`,
-    );
+    // Each resolution folds the metrics history keeps at it; better-sqlite3 binds JS numbers as REAL,
+    // the CASTs keep the bucket arithmetic integer division.
+    const recomputeAt = (resolution: RollupResolution) => {
+      const metrics = historyMetrics(catalog, resolution);
+      const aggregates = metrics.flatMap((metric) => [`avg(${metric.column})`, `min(${metric.column})`, `max(${metric.column})`]);
+      return db.prepare<{ database_id: string; resolution: string; width: number; from: number; to: number }>(
+        `INSERT OR REPLACE INTO sample_rollups (${['database_id', 'resolution', 'bucket', 'samples', ...rollupColumns(metrics)].join(', ')})
+         SELECT ${['database_id', '@resolution', '(ts / CAST(@width AS INTEGER)) * @width', 'count(*)', ...aggregates].join(', ')}
+         FROM samples WHERE database_id = @database_id AND ts >= @from AND ts < @to
+         GROUP BY ts / CAST(@width AS INTEGER)`,
+      );
+    };
+    this.#recompute = new Map(rollupResolutions.map(({ name }) => [name, recomputeAt(name)]));
     this.#expireRaw = db.prepare<[number]>('DELETE FROM samples WHERE ts < ?');
     this.#expireRollups = db.prepare<[string, number]>('DELETE FROM sample_rollups WHERE resolution = ? AND bucket < ?');
     this.#expireBatches = db.prepare<[number]>('DELETE FROM ingested_batches WHERE received_at < ?');
@@ -60,7 +66,7 @@ export class RollupJob {
         for (const resolution of rollupResolutions) {
           const from = Math.floor(range.min_ts / resolution.ms) * resolution.ms;
           const to = (Math.floor(range.max_ts / resolution.ms) + 1) * resolution.ms;
-          this.#recompute.run({ database_id: range.database_id, resolution: resolution.name, width: resolution.ms, from, to });
+          this.#recompute.get(resolution.name)!.run({ database_id: range.database_id, resolution: resolution.name, width: resolution.ms, from, to });
         }
         this.#advance.run(range.max_id);
       }

@@ -1,25 +1,17 @@
+import { historyMetrics, type HistoryResolution, type MetricCatalog, type MetricColumns } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
-import { metricCatalog, type MetricDefinition } from './metric-catalog.js';
+import { rollupColumns, rollupResolutions, type RollupResolution } from './rollup-job.js';
 
-export interface SampleRow {
+/** A stored sample: one column per catalog metric (the real catalog's typed; a fixture's reached by name). */
+export type SampleRow = MetricColumns & {
   database_id: string;
   ts: number;
   reachable: number;
-  cpu_usage: number | null;
-  memory_usage: number | null;
-  disk_usage: number | null;
-  connections_active: number | null;
-  connections_idle: number | null;
-  connections_total: number | null;
-  connections_max: number | null;
-  queries_per_second: number | null;
-  transactions_per_second: number | null;
-  avg_query_time_ms: number | null;
-  p95_query_time_ms: number | null;
-  p99_query_time_ms: number | null;
   latency_source: string | null;
-  database_size_bytes: number | null;
-}
+};
+
+/** A sample as inserted: database, timestamp, reachability, the catalog's metrics in catalog order, latency source. */
+export type SampleValues = (string | number | null)[];
 
 export interface LatestSnapshotRow {
   database_id: string;
@@ -30,25 +22,14 @@ export interface LatestSnapshotRow {
   collectors: string;
 }
 
+/** Over a range: the number of samples, the latency source, and each rate and latency of the catalog by column. */
 export interface RangeRates {
   samples: number;
-  queries_per_second: number | null;
-  transactions_per_second: number | null;
-  avg_query_time_ms: number | null;
-  p95_query_time_ms: number | null;
-  p99_query_time_ms: number | null;
   latency_source: LatencySource | null;
+  [column: string]: number | string | null;
 }
 
 export type LatencySource = 'histogram' | 'estimate';
-
-const sampleColumns: readonly (keyof SampleRow)[] = [
-  'database_id', 'ts', 'reachable', ...metricCatalog.map((metric) => metric.column as keyof SampleRow), 'latency_source',
-];
-
-export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {
-  return metrics.flatMap((metric) => ['avg', 'min', 'max'].map((stat) => `${metric.column}_${stat}`));
-}
 
 export class SamplesRepository {
   readonly #insert;
@@ -61,9 +42,10 @@ export class SamplesRepository {
   readonly #rollups;
   readonly #since;
 
-  constructor(db: Db) {
+  constructor(db: Db, catalog: MetricCatalog) {
+    const sampleColumns = ['database_id', 'ts', 'reachable', ...catalog.map((metric) => metric.column), 'latency_source'];
     // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
-    this.#insert = db.prepare<[SampleRow[keyof SampleRow][]]>(
+    this.#insert = db.prepare<[SampleValues]>(
       `INSERT OR IGNORE INTO samples (${sampleColumns.join(', ')})
        VALUES (${sampleColumns.map(() => '?').join(', ')})`,
     );
@@ -83,28 +65,20 @@ export class SamplesRepository {
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
     // The range's latency is a histogram's only when every interval that weighs in was.
-    const weighsInLatency =
-      'queries_per_second > 0 AND coalesce(avg_query_time_ms, p95_query_time_ms, p99_query_time_ms) IS NOT NULL';
     this.#rates = db.prepare<[string, number, number], RangeRates>(
-      `SELECT count(*) AS samples,
-         avg(queries_per_second) AS queries_per_second,
-         avg(transactions_per_second) AS transactions_per_second,
-         sum(avg_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN avg_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS avg_query_time_ms,
-         sum(p95_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p95_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p95_query_time_ms,
-         sum(p99_query_time_ms * queries_per_second) / nullif(sum(CASE WHEN p99_query_time_ms IS NOT NULL THEN queries_per_second END), 0) AS p99_query_time_ms,
-         CASE WHEN sum(${weighsInLatency}) > 0
-           THEN CASE WHEN sum(${weighsInLatency} AND latency_source = 'histogram') = sum(${weighsInLatency}) THEN 'histogram' ELSE 'estimate' END
-         END AS latency_source
+      `SELECT count(*) AS samples, ${rangeAggregates(catalog).join(', ')}
        FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
-    const metricColumns = metricCatalog.map((metric) => metric.column);
+    const rawColumns = ['ts', ...historyMetrics(catalog, 'raw').map((metric) => metric.column)];
     this.#raw = db.prepare<[string, number, number, number], Record<string, number | null>>(
-      `SELECT ts, ${metricColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
+      `SELECT ${rawColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
     );
-    this.#rollups = db.prepare<[string, string, number, number, number], Record<string, number | null>>(
-      `SELECT bucket AS ts, ${rollupColumns(metricCatalog).join(', ')} FROM sample_rollups
-       WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
-    );
+    const rollupsAt = (resolution: HistoryResolution) =>
+      db.prepare<[string, string, number, number, number], Record<string, number | null>>(
+        `SELECT ${['bucket AS ts', ...rollupColumns(historyMetrics(catalog, resolution))].join(', ')} FROM sample_rollups
+         WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
+      );
+    this.#rollups = new Map(rollupResolutions.map(({ name }) => [name, rollupsAt(name)]));
   }
 
   /** Records a batch id; false when it was stored before. */
@@ -113,8 +87,8 @@ export class SamplesRepository {
   }
 
   /** False when a sample with this database and timestamp exists already. */
-  insert(row: SampleRow): boolean {
-    return this.#insert.run(sampleColumns.map((column) => row[column])).changes === 1;
+  insert(values: SampleValues): boolean {
+    return this.#insert.run(values).changes === 1;
   }
 
   /** True when this snapshot is now the newest of its database. */
@@ -145,7 +119,31 @@ export class SamplesRepository {
   }
 
   /** Every `<column>_avg|_min|_max` of the first `limit` buckets of one resolution starting in [from, to). */
-  rollupSeries(databaseId: string, resolution: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
-    return this.#rollups.all(databaseId, resolution, fromMs, toMs, limit);
+  rollupSeries(databaseId: string, resolution: RollupResolution, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
+    return this.#rollups.get(resolution)!.all(databaseId, resolution, fromMs, toMs, limit);
   }
+}
+
+/**
+ * Rates average over the samples in range; latencies weight each interval by their rate, which
+ * makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
+ * The range's latency is a histogram's only when every interval that weighs in was.
+ */
+function rangeAggregates(catalog: MetricCatalog): string[] {
+  const columnOf = (path: string) => catalog.find((metric) => metric.path === path)!.column;
+  const latencies = catalog.filter((metric) => metric.kind === 'latency');
+  const aggregates = catalog.flatMap((metric) => {
+    if (metric.kind === 'rate') return [`avg(${metric.column}) AS ${metric.column}`];
+    if (metric.kind !== 'latency') return [];
+    const weight = columnOf(metric.weightedBy!);
+    return [`sum(${metric.column} * ${weight}) / nullif(sum(CASE WHEN ${metric.column} IS NOT NULL THEN ${weight} END), 0) AS ${metric.column}`];
+  });
+  if (latencies.length === 0) return [...aggregates, 'NULL AS latency_source'];
+  const weighsIn = `${columnOf(latencies[0]!.weightedBy!)} > 0 AND coalesce(${latencies.map((metric) => metric.column).join(', ')}) IS NOT NULL`;
+  return [
+    ...aggregates,
+    `CASE WHEN sum(${weighsIn}) > 0
+       THEN CASE WHEN sum(${weighsIn} AND latency_source = 'histogram') = sum(${weighsIn}) THEN 'histogram' ELSE 'estimate' END
+     END AS latency_source`,
+  ];
 }

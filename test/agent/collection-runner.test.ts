@@ -23,7 +23,10 @@ t.test('a failing collector costs only its own part of the snapshot', async (t) 
     collectors: [
       fixed('version', { version: '15.2', counters: { a: 1 } }),
       { name: 'broken', collect: async () => Promise.reject(new Error('view is missing')) },
-      fixed('connections', { connections: { active: 1, idle: 2, total: 3, max: 100 }, counters: { b: 2 } }),
+      fixed('connections', {
+        values: { 'connections.active': 1, 'connections.idle': 2, 'connections.total': 3, 'connections.max': 100 },
+        counters: { b: 2 },
+      }),
     ],
   });
   const snapshot = await runner.collect(new Date('2026-01-01T00:00:00Z'));
@@ -59,7 +62,7 @@ t.test('the cycle deadline stops a hanging collector and the cycle still answers
   const runner = new CollectionRunner({
     source: reachable,
     logger,
-    collectors: [fixed('first', { version: '1' }), hanging, fixed('late', { databaseSizeBytes: 1 })],
+    collectors: [fixed('first', { version: '1' }), hanging, fixed('late', { values: { database_size_bytes: 1 } })],
   });
   const deadline = new AbortController();
   setTimeout(() => deadline.abort(new DeadlineExceededError(200)), 200);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type Koa from 'koa';
 import { createLogger } from '../../common/logger.js';
+import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { createApp } from '../../server/app.js';
 import { RateLimiter } from '../../server/http/rate-limiter.js';
 import { closeGracefully, listen } from '../../server/http-server.js';
@@ -67,6 +68,8 @@ export async function startTestServer(
     maxLiveApiKeysPerOrganization?: number;
     /** Config server.trusted_proxies. */
     trustedProxies?: string[];
+    /** A fixture metric catalog (its extra columns added to the state database beforehand). */
+    catalog?: MetricCatalog;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -78,6 +81,7 @@ export async function startTestServer(
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
     ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
     ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
+    ...(options.catalog && { catalog: options.catalog }),
   });
   const logLines: string[] = [];
   const sink = new Writable({

@@ -16,7 +16,7 @@ export const mysqlDatabaseCollector: Collector<MysqlSource> = {
     );
     return {
       version: leadingVersion(textOf(row?.version)),
-      databaseSizeBytes: numberOf(row?.size_bytes),
+      values: { database_size_bytes: numberOf(row?.size_bytes) },
     };
   },
 };

@@ -28,6 +28,8 @@ export const mysqlProcesslistCollector: Collector<MysqlSource> = {
     );
     const active = numberOf(row?.active);
     const total = numberOf(row?.total);
-    return { connections: { active, idle: total - active, total, max: numberOf(row?.max) } };
+    return {
+      values: { 'connections.active': active, 'connections.idle': total - active, 'connections.total': total, 'connections.max': numberOf(row?.max) },
+    };
   },
 };

@@ -25,6 +25,8 @@ export const postgresActivityCollector: Collector<PostgresSource> = {
     );
     const active = numberOf(row?.active);
     const total = numberOf(row?.total);
-    return { connections: { active, idle: total - active, total, max: numberOf(row?.max) } };
+    return {
+      values: { 'connections.active': active, 'connections.idle': total - active, 'connections.total': total, 'connections.max': numberOf(row?.max) },
+    };
   },
 };

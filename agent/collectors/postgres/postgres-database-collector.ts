@@ -14,7 +14,7 @@ export const postgresDatabaseCollector: Collector<PostgresSource> = {
     );
     return {
       version: leadingVersion(textOf(row?.version)),
-      databaseSizeBytes: numberOf(row?.size_bytes),
+      values: { database_size_bytes: numberOf(row?.size_bytes) },
     };
   },
 };

@@ -11,8 +11,8 @@ const ctx = { signal: AbortSignal.timeout(5000), now: new Date(), logger: pino({
 t.test('memory and CPU from two procfs readings', async (t) => {
   const first = await createHostCollector({ procRoot: `${fixtures}first`, diskPath: fixtures }).collect(null, ctx);
   const second = await createHostCollector({ procRoot: `${fixtures}second`, diskPath: fixtures }).collect(null, ctx);
-  t.equal(first.memoryUsage, 25, 'MemTotal 16 GB with 12 GB available');
-  t.equal(second.memoryUsage, 75);
+  t.equal(first.values?.memory_usage, 25, 'MemTotal 16 GB with 12 GB available');
+  t.equal(second.values?.memory_usage, 75);
   t.same(first.readings?.cpu, { busy: 14_000, total: 95_000 }, 'idle and iowait are not busy; guest is inside user');
   const metrics = intervalMetrics(
     { atMs: 0, readings: first.readings ?? {} },
@@ -22,7 +22,7 @@ t.test('memory and CPU from two procfs readings', async (t) => {
 });
 
 t.test('disk usage of the file system holding the path, as df computes it', async (t) => {
-  const { diskUsage } = await createHostCollector({ procRoot: `${fixtures}first`, diskPath: fixtures }).collect(null, ctx);
+  const diskUsage = (await createHostCollector({ procRoot: `${fixtures}first`, diskPath: fixtures }).collect(null, ctx)).values?.disk_usage;
   const dataLine = execFileSync('df', ['-P', '-k', fixtures], { encoding: 'utf8' }).trim().split('\n')[1] ?? '';
   const [, , used = NaN, available = NaN] = dataLine.trim().split(/\s+/).map(Number);
   const expected = (used / (used + available)) * 100;

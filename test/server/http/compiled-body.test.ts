@@ -1,10 +1,12 @@
 import t from 'tap';
-import { sampleBatchBody } from '../../../server/agents/agent-protocol-schema.js';
+import { metricCatalog } from '../../../common/metric-catalog.js';
+import { sampleBatchSchema } from '../../../server/agents/agent-protocol-schema.js';
 import { InvalidRequestError } from '../../../server/errors.js';
 import { compiledBodyParser } from '../../../server/http/compiled-body.js';
 import { parseInput } from '../../../server/http/validate.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 
+const sampleBatchBody = sampleBatchSchema(metricCatalog);
 const parse = compiledBodyParser(sampleBatchBody);
 
 const validBatch = () => ({

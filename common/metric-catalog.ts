@@ -1,0 +1,228 @@
+/**
+ * Every metric once. The agent's snapshot (type and server-side schema), the `samples` and
+ * `sample_rollups` columns, the API snapshot, history's metric list and `/metrics` are all
+ * derived from a catalog: adding a metric is one entry here, its collector query and a test.
+ */
+
+/**
+ * How a metric combines: gauges and counters report the latest value; rates average over a range;
+ * latencies are weighted by the rate they are measured over.
+ */
+export type MetricKind = 'gauge' | 'counter' | 'rate' | 'latency';
+export type MetricUnit = 'percent' | 'count' | 'bytes' | 'per_second' | 'milliseconds';
+export type MetricEngine = 'postgresql' | 'mysql' | 'mariadb';
+export type HistoryResolution = 'raw' | '1m' | '5m' | '1h' | '1d';
+
+/** One Prometheus series a metric is exposed as on `/metrics`, labelled by database. */
+export interface PrometheusSeries {
+  name: string;
+  /** The family's help text; series sharing a name share the first one's. */
+  help: string;
+  /** Fixed labels telling this metric apart from the others of the family. */
+  labels?: Readonly<Record<string, string>>;
+  /** Divides the stored value (percent to ratio, milliseconds to seconds). */
+  divideBy?: number;
+  /** Only databases of these engines (exporter-compatible names); default all. */
+  engines?: readonly MetricEngine[];
+  /** Adds a `source` label: how the sample's latency was obtained (`none` when unknown). */
+  latencySourceLabel?: true;
+}
+
+export interface MetricDefinition {
+  /** Name in `?metrics=`, history and alert rules; place in the API snapshot's `metrics` when `api`. */
+  path: string;
+  /** Engines whose collectors give it. */
+  engines: readonly MetricEngine[];
+  kind: MetricKind;
+  unit: MetricUnit;
+  /** Integers are validated as such on ingest; reals are not rounded anywhere. */
+  precision: 'integer' | 'real';
+  help: string;
+  /** Resolutions history keeps it at: `raw` samples and the rollups; empty when not kept. */
+  history: readonly HistoryResolution[];
+  /** Column in `samples`; `<column>_avg|_min|_max` in `sample_rollups`. */
+  column: string;
+  /** Dotted place in the snapshot an agent sends. */
+  snapshot: string;
+  /** Whether the API snapshot (`GET /v1/databases/{id}/metrics`) shows it. */
+  api: boolean;
+  /** For latencies: the path of the rate they are weighted by over a range. */
+  weightedBy?: string;
+  prometheus: readonly PrometheusSeries[];
+}
+
+export type MetricCatalog = readonly MetricDefinition[];
+
+const allEngines = ['postgresql', 'mysql', 'mariadb'] as const;
+const everyResolution = ['raw', '1m', '5m', '1h', '1d'] as const;
+const connectionsHelp = 'Client connections by state (active, idle, total, max).';
+const latencyHelp = 'Query latency over the last interval: mean and 95th/99th percentiles (estimate or histogram).';
+
+function connections(state: 'active' | 'idle' | 'total' | 'max', help: string) {
+  return {
+    path: `connections.${state}`,
+    engines: allEngines,
+    kind: 'gauge',
+    unit: 'count',
+    precision: 'integer',
+    help,
+    history: everyResolution,
+    column: `connections_${state}`,
+    snapshot: `metrics.connections.${state}`,
+    api: true,
+    prometheus: [{ name: 'dbmon_database_connections', help: connectionsHelp, labels: { state } }],
+  } as const;
+}
+
+function latency(stat: 'avg' | 'p95' | 'p99', label: 'mean' | 'p95' | 'p99', help: string) {
+  return {
+    path: `latency.${stat}_query_time_ms`,
+    engines: allEngines,
+    kind: 'latency',
+    unit: 'milliseconds',
+    precision: 'real',
+    help,
+    history: everyResolution,
+    column: `${stat}_query_time_ms`,
+    snapshot: `metrics.latency.${stat}_query_time_ms`,
+    api: true,
+    weightedBy: 'throughput.queries_per_second',
+    prometheus: [{ name: 'dbmon_database_query_latency_seconds', help: latencyHelp, labels: { stat: label }, divideBy: 1000, latencySourceLabel: true }],
+  } as const;
+}
+
+function hostUsage(name: 'cpu' | 'memory' | 'disk', help: string, prometheusHelp: string) {
+  return {
+    path: `${name}_usage`,
+    engines: allEngines,
+    kind: 'gauge',
+    unit: 'percent',
+    precision: 'real',
+    help,
+    history: everyResolution,
+    column: `${name}_usage`,
+    snapshot: `metrics.${name}_usage`,
+    api: true,
+    prometheus: [{ name: `dbmon_database_${name}_usage_ratio`, help: prometheusHelp, divideBy: 100 }],
+  } as const;
+}
+
+export const metricCatalog = [
+  hostUsage('cpu', 'CPU in use on the host of the collecting agent, 0..100.', 'CPU in use on the host of the collecting agent, 0..1.'),
+  hostUsage('memory', 'Memory in use on the host of the collecting agent, 0..100.', 'Memory in use on the host of the collecting agent, 0..1.'),
+  hostUsage('disk', 'Disk in use on the file system of the database, 0..100.', 'Disk in use on the file system of the database, 0..1.'),
+  connections('active', 'Client connections running a statement, the agent\'s own left out.'),
+  connections('idle', 'Client connections not running a statement ("idle in transaction" included).'),
+  connections('total', 'Client connections: active + idle.'),
+  {
+    ...connections('max', "The server's connection limit (max_connections), shared by all its databases."),
+    prometheus: [
+      { name: 'pg_settings_max_connections', help: 'PostgreSQL max_connections.', engines: ['postgresql'] },
+      { name: 'mysql_global_variables_max_connections', help: 'MySQL/MariaDB max_connections.', engines: ['mysql', 'mariadb'] },
+      { name: 'dbmon_database_connections', help: connectionsHelp, labels: { state: 'max' } },
+    ],
+  },
+  {
+    path: 'throughput.queries_per_second',
+    engines: allEngines,
+    kind: 'rate',
+    unit: 'per_second',
+    precision: 'real',
+    help:
+      "Statements per second run in this database, the agent's own left out. PostgreSQL: pg_stat_statements calls of " +
+      'the database. MySQL/MariaDB: performance_schema statement digests of the schema (statements run while it was ' +
+      "the session's default schema), requests for a plan (EXPLAIN, DESCRIBE) left out; the server-wide counters " +
+      '(mysql_global_status_questions ...) are on /metrics.',
+    history: everyResolution,
+    column: 'queries_per_second',
+    snapshot: 'metrics.throughput.queries_per_second',
+    api: true,
+    prometheus: [{ name: 'dbmon_database_queries_per_second', help: 'Queries per second over the last interval.' }],
+  },
+  {
+    path: 'throughput.transactions_per_second',
+    engines: allEngines,
+    kind: 'rate',
+    unit: 'per_second',
+    precision: 'real',
+    help:
+      'Transactions per second ended in this database. PostgreSQL: xact_commit + xact_rollback of pg_stat_database, ' +
+      'autocommitted statements included. MySQL/MariaDB: statements that end a transaction explicitly (COMMIT, ROLLBACK, ' +
+      "XA COMMIT, XA ROLLBACK) among the schema's statement digests; the engine counts no transactions per schema, so " +
+      'autocommitted statements (each a transaction of its own) are not counted. Server-wide: ' +
+      'mysql_global_status_com_commit and _com_rollback on /metrics.',
+    history: everyResolution,
+    column: 'transactions_per_second',
+    snapshot: 'metrics.throughput.transactions_per_second',
+    api: true,
+    prometheus: [{ name: 'dbmon_database_transactions_per_second', help: 'Transactions per second over the last interval.' }],
+  },
+  latency('avg', 'mean', 'Mean statement time, in milliseconds.'),
+  latency('p95', 'p95', '95th percentile of statement time, in milliseconds.'),
+  latency('p99', 'p99', '99th percentile of statement time, in milliseconds.'),
+  {
+    path: 'database_size_bytes',
+    engines: allEngines,
+    kind: 'gauge',
+    unit: 'bytes',
+    precision: 'real',
+    help: 'Size of the monitored database.',
+    history: everyResolution,
+    column: 'database_size_bytes',
+    snapshot: 'database_size_bytes',
+    api: false,
+    prometheus: [
+      { name: 'pg_database_size_bytes', help: 'Size of the monitored PostgreSQL database.', engines: ['postgresql'] },
+      { name: 'dbmon_database_size_bytes', help: 'Size of the monitored database.' },
+    ],
+  },
+] as const satisfies MetricCatalog;
+
+type RealMetric = (typeof metricCatalog)[number];
+export type MetricPath = RealMetric['path'];
+export type MetricColumn = RealMetric['column'];
+
+/** Values keyed by catalog path, as collectors report them; a path left out has no value. */
+export type MetricValues = Partial<Record<MetricPath, number | null>>;
+
+type Head<P extends string> = P extends `${infer H}.${string}` ? H : P;
+type Rest<P extends string, H extends string> = P extends `${H}.${infer R}` ? R : never;
+/** The object a set of dotted places makes: `a.b` and `a.c` give `{ a: { b, c } }`. */
+type Nested<P extends string> = { [H in Head<P>]: H extends P ? number | null : Nested<Rest<P, H>> };
+
+/** The real catalog's metrics at their places in the agent's snapshot. */
+export type SnapshotMetricFields = Nested<RealMetric['snapshot']>;
+
+/** A stored sample's metric columns. */
+export type MetricColumns = Record<MetricColumn, number | null>;
+
+export function metricByPath(catalog: MetricCatalog, path: string): MetricDefinition | undefined {
+  return catalog.find((metric) => metric.path === path);
+}
+
+/** The metrics history keeps at a resolution. */
+export function historyMetrics(catalog: MetricCatalog, resolution: HistoryResolution): MetricDefinition[] {
+  return catalog.filter((metric) => metric.history.includes(resolution));
+}
+
+/** Values at dotted places as nested objects: `a.b` and `a.c` give `{ a: { b, c } }`. */
+export function nestValues(entries: Iterable<readonly [place: string, value: unknown]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [place, value] of entries) {
+    const keys = place.split('.');
+    let target = root;
+    for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+    target[keys.at(-1)!] = value;
+  }
+  return root;
+}
+
+/** A function reading the value at a dotted place of a parsed snapshot; built once, called per sample. */
+export function placeReader(place: string): (snapshot: unknown) => number | null {
+  const keys = place.split('.');
+  return (snapshot) => {
+    let value: unknown = snapshot;
+    for (const key of keys) value = (value as Record<string, unknown> | undefined)?.[key];
+    return typeof value === 'number' ? value : null;
+  };
+}
