@@ -55,7 +55,9 @@ async function startDbmon(children, name, stateDir, port, profileDir) {
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
   });
-  await waitFor(proc, '/healthz', async () => (await globalThis.fetch(`http://127.0.0.1:${port}/healthz`)).status === 200);
+  // The server writes the initial credentials once it listens: wait for those too.
+  const adminFile = join(stateDir, 'initial-admin.json');
+  await waitFor(proc, '/healthz', async () => (await globalThis.fetch(`http://127.0.0.1:${port}/healthz`)).status === 200 && existsSync(adminFile));
   return proc;
 }
 
