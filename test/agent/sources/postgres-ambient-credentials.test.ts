@@ -1,0 +1,136 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { collectionErrorCode } from '../../../agent/collection-error-code.js';
+import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';
+import { openPostgresSession } from '../../../agent/sources/postgres-session.js';
+import { PostgresSource } from '../../../agent/sources/postgres-source.js';
+import { startFakePostgresServer, type FakePostgresServer } from '../../helpers/fake-postgres-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+// node-postgres reads these from the process's environment, so this file sets them on its own process.
+const ambientPassword = 'Zr8-ambient-PGPASSWORD-secret';
+const pgpassPassword = 'Wq3-ambient-pgpass-secret';
+const options = { statementTimeoutMs: 5000, connectTimeoutMs: 5000 };
+
+function withEnvironment(t: Test, values: Record<string, string>): void {
+  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, values);
+  t.teardown(() => {
+    for (const [name, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+}
+
+function wildcardPgpass(t: Test): string {
+  const file = join(tempDir(t, 'dbmon-pgpass-'), 'pgpass');
+  // pgpass ignores a file that others may read.
+  writeFileSync(file, `*:*:*:*:${pgpassPassword}\n`, { mode: 0o600 });
+  return file;
+}
+
+async function fakeServer(t: Test): Promise<FakePostgresServer> {
+  const fake = await startFakePostgresServer();
+  t.teardown(() => fake.close());
+  return fake;
+}
+
+const assigned = (port: number, password: string | null = null): ConnectionSettings => ({
+  host: '127.0.0.1',
+  port,
+  database: 'app',
+  username: 'monitor',
+  password,
+  ssl: false,
+});
+
+/** Connects the way the collection does and returns its error. */
+async function collectionError(settings: ConnectionSettings): Promise<unknown> {
+  const source = new PostgresSource(settings, options);
+  try {
+    await source.ping(AbortSignal.timeout(5000));
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await source.close();
+  }
+}
+
+/** Connects the way the advisor and the check command do and returns its error. */
+async function sessionError(settings: ConnectionSettings): Promise<unknown> {
+  try {
+    const session = await openPostgresSession(settings, options);
+    await session.close();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+t.test('a server-assigned database without a stored password never gets PGPASSWORD or a pgpass entry', async (t) => {
+  withEnvironment(t, { PGPASSWORD: ambientPassword, PGPASSFILE: wildcardPgpass(t) });
+  for (const [what, connect] of [
+    ['the collection source', collectionError],
+    ['the advisor session', sessionError],
+  ] as const) {
+    const fake = await fakeServer(t);
+    const error = await connect(assigned(fake.port));
+    t.equal(fake.startups.length, 1, `${what} did reach the fake server`);
+    t.same(fake.passwords, [], `${what} sends it no password at all`);
+    t.match(error, { message: /asked for a password.*none is stored/ }, `${what} says why it gave up`);
+    t.equal(collectionErrorCode(error), 'authentication_failed', `${what}: last_error says authentication_failed`);
+  }
+});
+
+t.test('a pgpass file alone (no PGPASSWORD) is not used for a server-assigned database either', async (t) => {
+  withEnvironment(t, { PGPASSFILE: wildcardPgpass(t) });
+  delete process.env.PGPASSWORD;
+  for (const connect of [collectionError, sessionError]) {
+    const fake = await fakeServer(t);
+    await connect(assigned(fake.port));
+    t.equal(fake.startups.length, 1);
+    t.same(fake.passwords, []);
+  }
+});
+
+t.test('PG* variables do not change whom a server-assigned database connects as, where, or how', async (t) => {
+  withEnvironment(t, {
+    PGUSER: 'ambient_user',
+    PGDATABASE: 'ambient_database',
+    PGHOST: '192.0.2.1',
+    PGPORT: '1',
+    PGSSLMODE: 'require',
+    PGSSLNEGOTIATION: 'direct',
+  });
+  for (const connect of [collectionError, sessionError]) {
+    const fake = await fakeServer(t);
+    await connect({ ...assigned(fake.port), database: '' });
+    t.match(fake.startups, [{ user: 'monitor', database: 'monitor' }], 'an empty database is the user name, as PostgreSQL has it');
+  }
+});
+
+t.test('the stored password of a server-assigned database is still what it sends', async (t) => {
+  withEnvironment(t, { PGPASSWORD: ambientPassword });
+  for (const connect of [collectionError, sessionError]) {
+    const fake = await fakeServer(t);
+    await connect(assigned(fake.port, 'the-stored-one'));
+    t.same(fake.passwords, ['the-stored-one']);
+  }
+});
+
+t.test("a database of the agent's own config file keeps PGPASSWORD and the pgpass file, as the operator chose", async (t) => {
+  withEnvironment(t, { PGPASSWORD: ambientPassword });
+  for (const connect of [collectionError, sessionError]) {
+    const fake = await fakeServer(t);
+    await connect({ ...assigned(fake.port), ambientCredentials: true });
+    t.same(fake.passwords, [ambientPassword]);
+  }
+  delete process.env.PGPASSWORD;
+  withEnvironment(t, { PGPASSFILE: wildcardPgpass(t) });
+  const fake = await fakeServer(t);
+  await collectionError({ ...assigned(fake.port), ambientCredentials: true });
+  t.same(fake.passwords, [pgpassPassword]);
+});
