@@ -6,6 +6,7 @@ import { spawnAgent } from '../helpers/spawn-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { createServiceKey, createTenant, startTestServer } from '../helpers/test-server.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { wildcardPgpassFile } from '../helpers/wildcard-pgpass-file.js';
 
 t.setTimeout(180_000);
 
@@ -13,8 +14,7 @@ t.test("a write key cannot collect the agent host's PGPASSWORD or pgpass entry t
   const ambientPassword = 'Hn2-agent-host-PGPASSWORD';
   const pgpassPassword = 'Vd9-agent-host-pgpass-entry';
   const dir = tempDir(t, 'dbmon-ambient-');
-  const pgpass = join(dir, 'pgpass');
-  writeFileSync(pgpass, `*:*:*:*:${pgpassPassword}\n`, { mode: 0o600 });
+  const pgpass = wildcardPgpassFile(t, pgpassPassword);
   const hostile = await startFakePostgresServer();
   t.teardown(() => hostile.close());
   const operators = await startFakePostgresServer();

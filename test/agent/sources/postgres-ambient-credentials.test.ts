@@ -1,35 +1,16 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { collectionErrorCode } from '../../../agent/collection-error-code.js';
 import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';
 import { openPostgresSession } from '../../../agent/sources/postgres-session.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
 import { startFakePostgresServer, type FakePostgresServer } from '../../helpers/fake-postgres-server.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { withProcessEnvironment } from '../../helpers/process-environment.js';
+import { wildcardPgpassFile } from '../../helpers/wildcard-pgpass-file.js';
 
 // node-postgres reads these from the process's environment, so this file sets them on its own process.
 const ambientPassword = 'Zr8-ambient-PGPASSWORD-secret';
 const pgpassPassword = 'Wq3-ambient-pgpass-secret';
 const options = { statementTimeoutMs: 5000, connectTimeoutMs: 5000 };
-
-function withEnvironment(t: Test, values: Record<string, string>): void {
-  const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, values);
-  t.teardown(() => {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
-}
-
-function wildcardPgpass(t: Test): string {
-  const file = join(tempDir(t, 'dbmon-pgpass-'), 'pgpass');
-  // pgpass ignores a file that others may read.
-  writeFileSync(file, `*:*:*:*:${pgpassPassword}\n`, { mode: 0o600 });
-  return file;
-}
 
 async function fakeServer(t: Test): Promise<FakePostgresServer> {
   const fake = await startFakePostgresServer();
@@ -71,7 +52,7 @@ async function sessionError(settings: ConnectionSettings): Promise<unknown> {
 }
 
 t.test('a server-assigned database without a stored password never gets PGPASSWORD or a pgpass entry', async (t) => {
-  withEnvironment(t, { PGPASSWORD: ambientPassword, PGPASSFILE: wildcardPgpass(t) });
+  withProcessEnvironment(t, { PGPASSWORD: ambientPassword, PGPASSFILE: wildcardPgpassFile(t, pgpassPassword) });
   for (const [what, connect] of [
     ['the collection source', collectionError],
     ['the advisor session', sessionError],
@@ -86,8 +67,7 @@ t.test('a server-assigned database without a stored password never gets PGPASSWO
 });
 
 t.test('a pgpass file alone (no PGPASSWORD) is not used for a server-assigned database either', async (t) => {
-  withEnvironment(t, { PGPASSFILE: wildcardPgpass(t) });
-  delete process.env.PGPASSWORD;
+  withProcessEnvironment(t, { PGPASSFILE: wildcardPgpassFile(t, pgpassPassword), PGPASSWORD: undefined });
   for (const connect of [collectionError, sessionError]) {
     const fake = await fakeServer(t);
     await connect(assigned(fake.port));
@@ -97,7 +77,7 @@ t.test('a pgpass file alone (no PGPASSWORD) is not used for a server-assigned da
 });
 
 t.test('PG* variables do not change whom a server-assigned database connects as, where, or how', async (t) => {
-  withEnvironment(t, {
+  withProcessEnvironment(t, {
     PGUSER: 'ambient_user',
     PGDATABASE: 'ambient_database',
     PGHOST: '192.0.2.1',
@@ -113,7 +93,7 @@ t.test('PG* variables do not change whom a server-assigned database connects as,
 });
 
 t.test('the stored password of a server-assigned database is still what it sends', async (t) => {
-  withEnvironment(t, { PGPASSWORD: ambientPassword });
+  withProcessEnvironment(t, { PGPASSWORD: ambientPassword });
   for (const connect of [collectionError, sessionError]) {
     const fake = await fakeServer(t);
     await connect(assigned(fake.port, 'the-stored-one'));
@@ -121,15 +101,17 @@ t.test('the stored password of a server-assigned database is still what it sends
   }
 });
 
-t.test("a database of the agent's own config file keeps PGPASSWORD and the pgpass file, as the operator chose", async (t) => {
-  withEnvironment(t, { PGPASSWORD: ambientPassword });
+t.test("a database of the agent's own config file keeps PGPASSWORD, as the operator chose", async (t) => {
+  withProcessEnvironment(t, { PGPASSWORD: ambientPassword });
   for (const connect of [collectionError, sessionError]) {
     const fake = await fakeServer(t);
     await connect({ ...assigned(fake.port), ambientCredentials: true });
     t.same(fake.passwords, [ambientPassword]);
   }
-  delete process.env.PGPASSWORD;
-  withEnvironment(t, { PGPASSFILE: wildcardPgpass(t) });
+});
+
+t.test("a database of the agent's own config file keeps the pgpass file, as the operator chose", async (t) => {
+  withProcessEnvironment(t, { PGPASSWORD: undefined, PGPASSFILE: wildcardPgpassFile(t, pgpassPassword) });
   const fake = await fakeServer(t);
   await collectionError({ ...assigned(fake.port), ambientCredentials: true });
   t.same(fake.passwords, [pgpassPassword]);
