@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConnectionSettings } from './sources/connection-settings.js';
 
 export const databaseTypeSchema = z.enum(['postgresql', 'mysql', 'mariadb']);
 
@@ -27,7 +28,8 @@ export const assignmentsSchema = z.object({
 });
 
 export type DatabaseType = z.output<typeof databaseTypeSchema>;
-export type Assignment = z.output<typeof assignmentSchema>;
+/** One database to collect: as the server assigns it, or from the agent's own config file (see `ConnectionSettings.ambientCredentials`). */
+export type Assignment = Omit<z.output<typeof assignmentSchema>, 'connection'> & { connection: ConnectionSettings };
 export type Assignments = z.output<typeof assignmentsSchema>;
 
 /** Where the agent learns what to collect: the server over HTTP, or in-process for the embedded agent. */

@@ -1,3 +1,5 @@
+import { NoStoredPasswordError } from './sources/postgres-client-config.js';
+
 /**
  * Why a collection could not reach its database, as a stable code the server stores in the
  * database's `last_error.code` (the message beside it is the driver's, for people).
@@ -50,6 +52,7 @@ const byDriverCode: Record<string, CollectionErrorCode> = {
 
 /** The code of an error a source threw while reaching its database; `collection_failed` when none fits. */
 export function collectionErrorCode(error: unknown): CollectionErrorCode {
+  if (error instanceof NoStoredPasswordError) return 'authentication_failed';
   const code = (error as { code?: unknown } | null)?.code;
   return (typeof code === 'string' && byDriverCode[code]) || 'collection_failed';
 }

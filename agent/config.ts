@@ -166,7 +166,8 @@ function localAssignment(database: ParsedAgentConfig['databases'][number], index
     name: database.name ?? database.id,
     type: database.type,
     interval_seconds: database.interval_seconds,
-    connection: { ...connection, password: secret },
+    // The operator's own database: a password left out may come from PGPASSWORD or a pgpass file.
+    connection: { ...connection, password: secret, ambientCredentials: true },
   };
 }
 

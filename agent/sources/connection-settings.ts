@@ -5,6 +5,13 @@ export interface ConnectionSettings {
   username: string;
   password?: string | null;
   ssl: boolean;
+  /**
+   * True only for a database of the agent's own config file: the operator chose it, so
+   * node-postgres may fill in what it leaves out from the agent's environment (PGPASSWORD, the
+   * pgpass file, PGDATABASE...). Never set for a database the server assigns: a write key could
+   * point that at its own server and be handed the agent host's password.
+   */
+  ambientCredentials?: boolean;
 }
 
 export interface SourceOptions {

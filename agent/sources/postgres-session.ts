@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-settings.js';
+import { AGENT_MARKER, type ConnectionSettings } from './connection-settings.js';
+import { postgresClientConfig } from './postgres-client-config.js';
 import type { Row } from './row.js';
 import type { SessionOptions, SqlSession } from './sql-session.js';
 
@@ -13,18 +14,7 @@ const extendedProtocol = { queryMode: 'extended' };
  */
 export async function openPostgresSession(settings: ConnectionSettings, options: SessionOptions): Promise<SqlSession> {
   options.signal?.throwIfAborted();
-  const client = new pg.Client({
-    host: settings.host,
-    port: settings.port,
-    database: settings.database,
-    user: settings.username,
-    password: settings.password ?? undefined,
-    ssl: settings.ssl,
-    application_name: AGENT_NAME,
-    statement_timeout: options.statementTimeoutMs,
-    connectionTimeoutMillis: options.connectTimeoutMs,
-    keepAlive: true,
-  });
+  const client = new pg.Client(postgresClientConfig(settings, options));
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import type { Pingable } from '../collector.js';
 import { abortable } from './abortable.js';
-import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import { AGENT_MARKER, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
 import { sendCancelRequest, type BackendKey } from './postgres-cancel-request.js';
+import { postgresClientConfig } from './postgres-client-config.js';
 import type { Row } from './row.js';
 
 interface Session {
@@ -53,19 +54,7 @@ export class PostgresSource implements Pingable {
 
   #open(): Session {
     if (this.#session !== null) return this.#session;
-    const { host, port, database, username, password, ssl } = this.settings;
-    const client = new pg.Client({
-      host,
-      port,
-      database,
-      user: username,
-      password: password ?? undefined,
-      ssl,
-      application_name: AGENT_NAME,
-      statement_timeout: this.options.statementTimeoutMs,
-      connectionTimeoutMillis: this.options.connectTimeoutMs,
-      keepAlive: true,
-    });
+    const client = new pg.Client(postgresClientConfig(this.settings, this.options));
     const session: Session = { client, ready: client.connect() };
     // Without a listener, a server-side disconnect of an idle client would crash the process.
     client.on('error', () => this.#discard(session));

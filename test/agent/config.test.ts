@@ -121,14 +121,14 @@ t.test('local databases: connection kept on this host, password from a file', as
       name: 'db_local1',
       type: 'postgresql',
       interval_seconds: 60,
-      connection: { host: '127.0.0.1', port: 5432, database: 'test', username: 'dbmon', ssl: false, password: 'secret' },
+      connection: { host: '127.0.0.1', port: 5432, database: 'test', username: 'dbmon', ssl: false, password: 'secret', ambientCredentials: true },
     },
     {
       id: 'db_local2',
       name: 'shop',
       type: 'mariadb',
       interval_seconds: 10,
-      connection: { host: '127.0.0.1', port: 3306, database: 'shop', username: 'root', ssl: true, password: null },
+      connection: { host: '127.0.0.1', port: 3306, database: 'shop', username: 'root', ssl: true, password: null, ambientCredentials: true },
     },
   ]);
   const both = write(dir, 'both.yaml', `databases:\n  - id: db_x\n    type: mysql\n    connection: { host: h, port: 1, database: d, username: u, password: p, password_file: ${passwordFile} }\n`);

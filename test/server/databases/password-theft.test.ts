@@ -1,11 +1,15 @@
 import t from 'tap';
 import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';
 import { startFakePostgresServer } from '../../helpers/fake-postgres-server.js';
+import { withProcessEnvironment } from '../../helpers/process-environment.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { waitUntil } from '../../helpers/wait-until.js';
+import { wildcardPgpassFile } from '../../helpers/wildcard-pgpass-file.js';
 
 t.test('a write key that points a database at its own server does not get the stored password', async (t) => {
   const secret = 'Kx4-stored-database-password-Qm7';
+  // Nor may the embedded agent fall back to the server process's own PGPASSWORD or pgpass file.
+  withProcessEnvironment(t, { PGPASSWORD: 'Tb5-server-process-PGPASSWORD', PGPASSFILE: wildcardPgpassFile(t, 'Lc1-server-pgpass-entry') });
   const fake = await startFakePostgresServer();
   t.teardown(() => fake.close());
   const server = await startTestServer();
