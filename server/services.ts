@@ -20,7 +20,8 @@ import { DatabasesService } from './databases/databases-service.js';
 import { MonitoringResumesRepository } from './databases/monitoring-resumes-repository.js';
 import { IngestService } from './metrics/ingest-service.js';
 import { MetricsService } from './metrics/metrics-service.js';
-import { RollupJob, type RetentionMs } from './metrics/rollup-job.js';
+import { defaultRetention, type RetentionMs } from './metrics/retention.js';
+import { RollupJob } from './metrics/rollup-job.js';
 import { SamplesRepository } from './metrics/samples-repository.js';
 import type { OptimizationEvents } from './optimizations/optimization-events.js';
 import { OptimizationJobsRepository } from './optimizations/optimization-jobs-repository.js';
@@ -38,14 +39,6 @@ import { WebhookDeliveries } from './webhooks/webhook-deliveries.js';
 import { WebhookOutboxRepository } from './webhooks/webhook-outbox-repository.js';
 import { WebhooksRepository } from './webhooks/webhooks-repository.js';
 import { WebhooksService } from './webhooks/webhooks-service.js';
-
-export const defaultRetention: RetentionMs = {
-  raw: 7 * 86_400_000,
-  '1m': 30 * 86_400_000,
-  '5m': 90 * 86_400_000,
-  '1h': 400 * 86_400_000,
-  '1d': 1825 * 86_400_000,
-};
 
 export interface Services {
   organizations: OrganizationsRepository;
