@@ -31,7 +31,7 @@ import { OptimizationsService } from './optimizations/optimizations-service.js';
 import { presentOptimization } from './optimizations/optimization-presenter.js';
 import { QueriesRepository } from './queries/queries-repository.js';
 import { QueriesService } from './queries/queries-service.js';
-import type { Db } from './storage/open-database.js';
+import type { Db, Transaction } from './storage/open-database.js';
 import { DestinationGuard } from './webhooks/destination-guard.js';
 import { EventOutbox } from './webhooks/event-outbox.js';
 import { defaultRetryPolicy, type RetryPolicy } from './webhooks/retry-schedule.js';
@@ -70,8 +70,7 @@ export interface Services {
   webhookDeliveries: WebhookDeliveries;
   /** Where webhooks may be sent (webhooks.allow_private_targets), for the dispatcher. */
   webhookDestinations: DestinationGuard;
-  /** Runs `work` in one SQLite transaction; it must not await. */
-  transaction: <T>(work: () => T) => T;
+  transaction: Transaction;
 }
 
 export interface ServicesOptions {
@@ -93,7 +92,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const agentRows = new AgentsRepository(db);
   const catalog = options.catalog ?? metricCatalog;
   const samples = new SamplesRepository(db, catalog);
-  const transaction = <T>(work: () => T): T => db.transaction(work)();
+  const transaction: Transaction = (work) => db.transaction(work)();
   const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
   const webhookRows = new WebhooksRepository(db);
