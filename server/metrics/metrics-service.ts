@@ -91,7 +91,7 @@ export class MetricsService {
     const fitting = candidates.find(
       (candidate) => spanMs / candidate.ms <= autoMaxPoints && fromMs >= nowMs - this.retention[candidate.name],
     );
-    return fitting?.name ?? '1d';
+    return (fitting ?? candidates.at(-1)!).name;
   }
 }
 
