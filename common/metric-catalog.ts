@@ -11,7 +11,20 @@
 export type MetricKind = 'gauge' | 'counter' | 'rate' | 'latency';
 export type MetricUnit = 'percent' | 'count' | 'bytes' | 'per_second' | 'milliseconds';
 export type MetricEngine = 'postgresql' | 'mysql' | 'mariadb';
-export type HistoryResolution = 'raw' | '1m' | '5m' | '1h' | '1d';
+
+/** The rollups history keeps besides raw samples, finest first, with their bucket widths. */
+export const rollupResolutions = [
+  { name: '1m', ms: 60_000 },
+  { name: '5m', ms: 300_000 },
+  { name: '1h', ms: 3_600_000 },
+  { name: '1d', ms: 86_400_000 },
+] as const;
+
+export type RollupResolution = (typeof rollupResolutions)[number]['name'];
+export type HistoryResolution = 'raw' | RollupResolution;
+
+/** History's resolutions, finest first: raw samples, then the rollups. */
+export const historyResolutions: readonly HistoryResolution[] = ['raw', ...rollupResolutions.map(({ name }) => name)];
 
 /** One Prometheus series a metric is exposed as on `/metrics`, labelled by database. */
 export interface PrometheusSeries {
@@ -54,7 +67,6 @@ export interface MetricDefinition {
 export type MetricCatalog = readonly MetricDefinition[];
 
 const allEngines = ['postgresql', 'mysql', 'mariadb'] as const;
-const everyResolution = ['raw', '1m', '5m', '1h', '1d'] as const;
 const connectionsHelp = 'Client connections by state (active, idle, total, max).';
 const latencyHelp = 'Query latency over the last interval: mean and 95th/99th percentiles (estimate or histogram).';
 
@@ -66,7 +78,7 @@ function connections(state: 'active' | 'idle' | 'total' | 'max', help: string) {
     unit: 'count',
     precision: 'integer',
     help,
-    history: everyResolution,
+    history: historyResolutions,
     column: `connections_${state}`,
     snapshot: `metrics.connections.${state}`,
     api: true,
@@ -82,7 +94,7 @@ function latency(stat: 'avg' | 'p95' | 'p99', label: 'mean' | 'p95' | 'p99', hel
     unit: 'milliseconds',
     precision: 'real',
     help,
-    history: everyResolution,
+    history: historyResolutions,
     column: `${stat}_query_time_ms`,
     snapshot: `metrics.latency.${stat}_query_time_ms`,
     api: true,
@@ -99,7 +111,7 @@ function hostUsage(name: 'cpu' | 'memory' | 'disk', help: string, prometheusHelp
     unit: 'percent',
     precision: 'real',
     help,
-    history: everyResolution,
+    history: historyResolutions,
     column: `${name}_usage`,
     snapshot: `metrics.${name}_usage`,
     api: true,
@@ -133,7 +145,7 @@ export const metricCatalog = [
       'the database. MySQL/MariaDB: performance_schema statement digests of the schema (statements run while it was ' +
       "the session's default schema), requests for a plan (EXPLAIN, DESCRIBE) left out; the server-wide counters " +
       '(mysql_global_status_questions ...) are on /metrics.',
-    history: everyResolution,
+    history: historyResolutions,
     column: 'queries_per_second',
     snapshot: 'metrics.throughput.queries_per_second',
     api: true,
@@ -151,7 +163,7 @@ export const metricCatalog = [
       "XA COMMIT, XA ROLLBACK) among the schema's statement digests; the engine counts no transactions per schema, so " +
       'autocommitted statements (each a transaction of its own) are not counted. Server-wide: ' +
       'mysql_global_status_com_commit and _com_rollback on /metrics.',
-    history: everyResolution,
+    history: historyResolutions,
     column: 'transactions_per_second',
     snapshot: 'metrics.throughput.transactions_per_second',
     api: true,
@@ -167,7 +179,7 @@ export const metricCatalog = [
     unit: 'bytes',
     precision: 'real',
     help: 'Size of the monitored database.',
-    history: everyResolution,
+    history: historyResolutions,
     column: 'database_size_bytes',
     snapshot: 'database_size_bytes',
     api: false,

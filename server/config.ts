@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { parseDuration } from '../common/duration.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
+import { historyResolutions } from '../common/metric-catalog.js';
 import { parseAddressRange } from './http/trusted-proxies.js';
+import { byHistoryResolution, defaultRetentionDurations } from './metrics/retention.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -64,13 +66,7 @@ const serverConfigSchema = z.strictObject({
     .prefault({}),
   // Raw samples must outlive the widest rollup bucket (1 day) so late samples refold exactly.
   retention: z
-    .strictObject({
-      raw: duration('7d', 2 * 86_400_000),
-      '1m': duration('30d'),
-      '5m': duration('90d'),
-      '1h': duration('400d'),
-      '1d': duration('1825d'),
-    })
+    .strictObject(byHistoryResolution((resolution) => duration(defaultRetentionDurations[resolution], resolution === 'raw' ? 2 * 86_400_000 : undefined)))
     .prefault({}),
 }).superRefine((config, ctx) => {
   if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
@@ -98,11 +94,7 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
   { path: 'api_keys.max_live_per_organization', env: 'DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
-  { path: 'retention.raw', env: 'DBMON_RETENTION_RAW' },
-  { path: 'retention.1m', env: 'DBMON_RETENTION_1M' },
-  { path: 'retention.5m', env: 'DBMON_RETENTION_5M' },
-  { path: 'retention.1h', env: 'DBMON_RETENTION_1H' },
-  { path: 'retention.1d', env: 'DBMON_RETENTION_1D' },
+  ...historyResolutions.map((resolution) => ({ path: `retention.${resolution}`, env: `DBMON_RETENTION_${resolution.toUpperCase()}` })),
 ];
 
 export const serverConfigFlags = {

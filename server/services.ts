@@ -20,7 +20,8 @@ import { DatabasesService } from './databases/databases-service.js';
 import { MonitoringResumesRepository } from './databases/monitoring-resumes-repository.js';
 import { IngestService } from './metrics/ingest-service.js';
 import { MetricsService } from './metrics/metrics-service.js';
-import { RollupJob, type RetentionMs } from './metrics/rollup-job.js';
+import { defaultRetention, type RetentionMs } from './metrics/retention.js';
+import { RollupJob } from './metrics/rollup-job.js';
 import { SamplesRepository } from './metrics/samples-repository.js';
 import type { OptimizationEvents } from './optimizations/optimization-events.js';
 import { OptimizationJobsRepository } from './optimizations/optimization-jobs-repository.js';
@@ -30,7 +31,7 @@ import { OptimizationsService } from './optimizations/optimizations-service.js';
 import { presentOptimization } from './optimizations/optimization-presenter.js';
 import { QueriesRepository } from './queries/queries-repository.js';
 import { QueriesService } from './queries/queries-service.js';
-import type { Db } from './storage/open-database.js';
+import type { Db, Transaction } from './storage/open-database.js';
 import { DestinationGuard } from './webhooks/destination-guard.js';
 import { EventOutbox } from './webhooks/event-outbox.js';
 import { defaultRetryPolicy, type RetryPolicy } from './webhooks/retry-schedule.js';
@@ -38,14 +39,6 @@ import { WebhookDeliveries } from './webhooks/webhook-deliveries.js';
 import { WebhookOutboxRepository } from './webhooks/webhook-outbox-repository.js';
 import { WebhooksRepository } from './webhooks/webhooks-repository.js';
 import { WebhooksService } from './webhooks/webhooks-service.js';
-
-export const defaultRetention: RetentionMs = {
-  raw: 7 * 86_400_000,
-  '1m': 30 * 86_400_000,
-  '5m': 90 * 86_400_000,
-  '1h': 400 * 86_400_000,
-  '1d': 1825 * 86_400_000,
-};
 
 export interface Services {
   organizations: OrganizationsRepository;
@@ -77,8 +70,7 @@ export interface Services {
   webhookDeliveries: WebhookDeliveries;
   /** Where webhooks may be sent (webhooks.allow_private_targets), for the dispatcher. */
   webhookDestinations: DestinationGuard;
-  /** Runs `work` in one SQLite transaction; it must not await. */
-  transaction: <T>(work: () => T) => T;
+  transaction: Transaction;
 }
 
 export interface ServicesOptions {
@@ -100,7 +92,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const agentRows = new AgentsRepository(db);
   const catalog = options.catalog ?? metricCatalog;
   const samples = new SamplesRepository(db, catalog);
-  const transaction = <T>(work: () => T): T => db.transaction(work)();
+  const transaction: Transaction = (work) => db.transaction(work)();
   const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
   const webhookRows = new WebhooksRepository(db);

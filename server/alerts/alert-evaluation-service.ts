@@ -13,8 +13,8 @@ import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repositor
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
 import { statusMetric } from './alert-metrics.js';
 import { statusSeries } from './status-series.js';
+import type { Transaction } from '../storage/open-database.js';
 
-type Transaction = <T>(work: () => T) => T;
 
 export interface AlertEvaluationDependencies {
   databases: DatabasesRepository;

@@ -8,8 +8,8 @@ import type { AlertRuleCreate, AlertRuleUpdate } from './alerts-schema.js';
 import { stockAlertRules } from './stock-alert-rules.js';
 import { presentMetricValue, statusMetric, statusValues, type StatusValue } from './alert-metrics.js';
 import type { Operator } from './alert-evaluator.js';
+import type { Transaction } from '../storage/open-database.js';
 
-type Transaction = <T>(work: () => T) => T;
 
 /** Rule CRUD. Every change re-evaluates the organization's databases in its transaction, so alerts of a removed rule resolve at once. */
 export class AlertRulesService {

@@ -3,8 +3,8 @@ import type { EventOutbox } from '../webhooks/event-outbox.js';
 import type { AlertEvaluationService } from './alert-evaluation-service.js';
 import { presentAlert } from './alert-presenter.js';
 import type { AlertFilter, AlertRow, AlertsRepository } from './alerts-repository.js';
+import type { Transaction } from '../storage/open-database.js';
 
-type Transaction = <T>(work: () => T) => T;
 
 export class AlertsService {
   constructor(

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../common/secret-box.js';
 import type { DatabaseRow, DatabasesRepository, LastError } from './databases-repository.js';
 import { redactSecrets } from './redact-secrets.js';
 import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
+import type { Transaction } from '../storage/open-database.js';
 
 export function defaultPort(type: DatabaseType): number {
   return type === 'postgresql' ? 5432 : 3306;
@@ -28,7 +29,7 @@ export class DatabasesService {
     private readonly secrets: SecretBox,
     private readonly statuses: DatabaseStatusReconciler,
     private readonly connectionChanges: ConnectionChangeListener,
-    private readonly transaction: <T>(work: () => T) => T,
+    private readonly transaction: Transaction,
   ) {}
 
   create(orgId: string, input: DatabaseCreate, now: Date): DatabaseRow {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { parseDuration } from '../../common/duration.js';
-import { type MetricCatalog } from '../../common/metric-catalog.js';
+import { historyResolutions, type MetricCatalog } from '../../common/metric-catalog.js';
 import { apiSnapshotMetrics } from './catalog-schemas.js';
 
-export const resolutions = ['raw', '1m', '5m', '1h', '1d', 'auto'] as const;
+export const resolutions = [...historyResolutions, 'auto'] as const;
 export type Resolution = (typeof resolutions)[number];
 
 const minRangeMs = 60_000;
@@ -76,7 +76,7 @@ export const metricsHistory = z
     database_id: z.string(),
     from: z.string(),
     to: z.string(),
-    resolution: z.enum(['raw', '1m', '5m', '1h', '1d']),
+    resolution: z.enum(historyResolutions),
     data: z.array(
       z.object({
         timestamp: z.string(),

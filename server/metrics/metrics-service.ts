@@ -1,15 +1,14 @@
-import { metricByPath, nestValues, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
+import { metricByPath, nestValues, rollupResolutions, type HistoryResolution, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import { InvalidRequestError } from '../errors.js';
 import type { DatabaseRow } from '../databases/databases-repository.js';
 import type { HistoryQuery, Range } from './metrics-schema.js';
-import { rollupResolutions, type RetentionMs, type RollupJob, type RollupResolution } from './rollup-job.js';
+import type { RetentionMs } from './retention.js';
+import type { RollupJob } from './rollup-job.js';
 import type { SamplesRepository } from './samples-repository.js';
 
 const autoMaxPoints = 500;
 const maxPoints = 10_000;
 const defaultHistorySpanMs = 3_600_000;
-
-type ConcreteResolution = 'raw' | (typeof rollupResolutions)[number]['name'];
 
 export class MetricsService {
   /** The API snapshot's metrics: gauges and counters from the latest sample, rates and latencies over the range. */
@@ -86,13 +85,13 @@ export class MetricsService {
   }
 
   /** `auto` takes the finest resolution that gives at most ~500 points and still holds data that old. */
-  private pickResolution(asked: HistoryQuery['resolution'], spanMs: number, fromMs: number, sampleMs: number, nowMs: number): ConcreteResolution {
-    const candidates: { name: ConcreteResolution; ms: number }[] = [{ name: 'raw', ms: sampleMs }, ...rollupResolutions];
+  private pickResolution(asked: HistoryQuery['resolution'], spanMs: number, fromMs: number, sampleMs: number, nowMs: number): HistoryResolution {
+    const candidates: { name: HistoryResolution; ms: number }[] = [{ name: 'raw', ms: sampleMs }, ...rollupResolutions];
     if (asked !== 'auto') return asked;
     const fitting = candidates.find(
       (candidate) => spanMs / candidate.ms <= autoMaxPoints && fromMs >= nowMs - this.retention[candidate.name],
     );
-    return fitting?.name ?? '1d';
+    return (fitting ?? candidates.at(-1)!).name;
   }
 }
 

@@ -1,16 +1,6 @@
-import { historyMetrics, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
+import { historyMetrics, rollupResolutions, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
-
-export const rollupResolutions = [
-  { name: '1m', ms: 60_000 },
-  { name: '5m', ms: 300_000 },
-  { name: '1h', ms: 3_600_000 },
-  { name: '1d', ms: 86_400_000 },
-] as const;
-
-export type RollupResolution = (typeof rollupResolutions)[number]['name'];
-
-export type RetentionMs = Record<'raw' | RollupResolution, number>;
+import type { RetentionMs } from './retention.js';
 
 /** A rollup's `<column>_avg|_min|_max` columns of these metrics. */
 export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {

@@ -1,6 +1,6 @@
-import { historyMetrics, type HistoryResolution, type MetricCatalog, type MetricColumns } from '../../common/metric-catalog.js';
+import { historyMetrics, rollupResolutions, type HistoryResolution, type MetricCatalog, type MetricColumns, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
-import { rollupColumns, rollupResolutions, type RollupResolution } from './rollup-job.js';
+import { rollupColumns } from './rollup-job.js';
 
 /** A stored sample: one column per catalog metric (the real catalog's typed; a fixture's reached by name). */
 export type SampleRow = MetricColumns & {

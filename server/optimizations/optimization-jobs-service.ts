@@ -7,6 +7,7 @@ import { embeddedAgent, type JobRow, type OptimizationJobsRepository } from './o
 import type { AgentJobWire, AnalyzeResult, AnalyzeStatement, ApplyPayload, ApplyResult, JobResult, Suggestion } from './optimization-jobs-schema.js';
 import type { OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
 import { emptyOptimization, type OptimizationsService } from './optimizations-service.js';
+import type { Transaction } from '../storage/open-database.js';
 
 export interface JobLeasePolicy {
   analyzeLeaseMs: number;
@@ -40,7 +41,7 @@ export class OptimizationJobsService {
     private readonly optimizations: OptimizationsService,
     private readonly databaseRows: DatabasesRepository,
     private readonly databases: DatabasesService,
-    private readonly transaction: <T>(work: () => T) => T,
+    private readonly transaction: Transaction,
     private readonly policy: JobLeasePolicy = defaultJobLeasePolicy,
   ) {}
 

@@ -7,6 +7,7 @@ import type { AnalyzeStatement, ApplyPayload } from './optimization-jobs-schema.
 import type { OptimizationEvents } from './optimization-events.js';
 import type { OptimizationFilter, OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
 import type { OptimizeBody } from './optimizations-schema.js';
+import type { Transaction } from '../storage/open-database.js';
 
 export interface OptimizationPolicy {
   /** Statements analyzed when a request names none: the top ones by total time. */
@@ -34,7 +35,7 @@ export class OptimizationsService {
     private readonly databases: DatabasesService,
     private readonly queries: QueriesService,
     private readonly events: OptimizationEvents,
-    private readonly transaction: <T>(work: () => T) => T,
+    private readonly transaction: Transaction,
     private readonly policy: OptimizationPolicy = defaultOptimizationPolicy,
   ) {}
 

@@ -3,6 +3,9 @@ import { ownerOnlyDatabaseFile } from '../../common/owner-only.js';
 
 export type Db = Database.Database;
 
+/** Runs `work` in one SQLite transaction; it must not await. */
+export type Transaction = <T>(work: () => T) => T;
+
 /**
  * Opens the state database. WAL lets readers run beside the single writer; synchronous=FULL
  * makes WAL fsync on every commit, so a write acknowledged to a client survives power loss

@@ -3,8 +3,8 @@ import { nextAttemptAt, type RetryPolicy } from './retry-schedule.js';
 import type { WebhookOutboxRepository } from './webhook-outbox-repository.js';
 import type { WebhooksRepository } from './webhooks-repository.js';
 import type { DeliveryStatus } from './webhooks-schema.js';
+import type { Transaction } from '../storage/open-database.js';
 
-type Transaction = <T>(work: () => T) => T;
 
 /** A due delivery taken by the dispatcher, with what it needs to send and sign it. */
 export interface ClaimedDelivery {

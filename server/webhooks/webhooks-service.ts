@@ -8,8 +8,8 @@ import type { AttemptRow, DeliveryRow, WebhookOutboxRepository } from './webhook
 import { newWebhookSecret } from './webhook-signature.js';
 import type { WebhookRow, WebhooksRepository } from './webhooks-repository.js';
 import type { DeliveryStatus, WebhookCreate, WebhookUpdate } from './webhooks-schema.js';
+import type { Transaction } from '../storage/open-database.js';
 
-type Transaction = <T>(work: () => T) => T;
 
 export class WebhooksService {
   constructor(

@@ -5,6 +5,7 @@ import type { Access, Role } from '../permissions.js';
 import type { Organization, OrganizationsRepository, Plan } from './organizations-repository.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
 import type { User, UsersRepository } from './users-repository.js';
+import type { Transaction } from '../../storage/open-database.js';
 
 export interface NewOrganization {
   name: string;
@@ -31,7 +32,7 @@ export class IdentityService {
     private readonly serviceAccounts: ServiceAccountsRepository,
     /** What every new organization starts with (its stock alert rules); runs in the creating transaction. */
     private readonly organizationCreated: (organization: Organization, now: Date) => void = () => undefined,
-    private readonly transaction: <T>(work: () => T) => T = (work) => work(),
+    private readonly transaction: Transaction = (work) => work(),
   ) {}
 
   createOrganization(input: NewOrganization, now: Date): Organization {
