@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { Assignment, AssignmentSource, Assignments } from './assignment.js';
-import { AssignmentPoller } from './assignment-poller.js';
-import type { AssignmentStore } from './assignment-store.js';
-import type { BackoffPolicy } from './backoff.js';
-import { createDatabaseCollection } from './database-collection.js';
-import { DatabasePool, type CreateCollection, type DatabaseJob } from './database-pool.js';
-import { Pusher, type PusherStats } from './pusher.js';
-import { JobRunner, type JobSource } from './job-runner.js';
-import { cycleDeadlineMs, Scheduler, type JobStats } from './scheduler.js';
-import { openSpool, type SendLimits, type SpoolStats } from './spool.js';
-import type { Transport } from './transport.js';
+import type { Assignment, AssignmentSource, Assignments } from './assignments/assignment.js';
+import { AssignmentPoller } from './assignments/assignment-poller.js';
+import type { AssignmentStore } from './assignments/assignment-store.js';
+import type { BackoffPolicy } from './delivery/backoff.js';
+import { createDatabaseCollection } from './collection/database-collection.js';
+import { DatabasePool, type CreateCollection, type DatabaseJob } from './collection/database-pool.js';
+import { Pusher, type PusherStats } from './delivery/pusher.js';
+import { JobRunner, type JobSource } from './advisor/job-runner.js';
+import { cycleDeadlineMs, Scheduler, type JobStats } from './collection/scheduler.js';
+import { openSpool, type SendLimits, type SpoolStats } from './delivery/spool.js';
+import type { Transport } from './delivery/transport.js';
 
 export interface StartAgentOptions {
   /** Where batches go: HttpTransport, or an in-process transport in the server's embedded agent. */
