@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Assignment } from '../assignments/assignment.js';
 import type { DatabaseCollection } from './database-collection.js';
-import type { ScheduledJob } from './scheduler.js';
+import type { ScheduledTask } from './scheduler.js';
 import type { Snapshot } from './snapshot.js';
 
-/** A scheduler job for one assigned database. */
-export interface DatabaseJob extends ScheduledJob {
+/** The scheduler's task for one assigned database. */
+export interface DatabaseTask extends ScheduledTask {
   assignment: Assignment;
 }
 
@@ -36,8 +36,8 @@ export class DatabasePool {
 
   constructor(private readonly options: DatabasePoolOptions) {}
 
-  /** Applies an assignment list; returns the jobs to schedule. */
-  update(assignments: readonly Assignment[]): DatabaseJob[] {
+  /** Applies an assignment list; returns the tasks to schedule. */
+  update(assignments: readonly Assignment[]): DatabaseTask[] {
     const wanted = new Map(assignments.map((assignment) => [assignment.id, assignment]));
     for (const [id, slot] of this.#slots) {
       if (wanted.has(id)) continue;

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 
-/** What the scheduler runs: one per database. The job object is handed back to every cycle. */
-export interface ScheduledJob {
+/** What the scheduler runs: one task per database. The task object is handed back to every cycle. */
+export interface ScheduledTask {
   id: string;
   intervalMs: number;
 }
@@ -12,9 +12,9 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-export interface SchedulerOptions<J extends ScheduledJob> {
-  /** One cycle of one job; it should give up when `signal` aborts (the cycle's deadline). */
-  runCycle: (job: J, signal: AbortSignal) => Promise<void>;
+export interface SchedulerOptions<T extends ScheduledTask> {
+  /** One cycle of one task; it should give up when `signal` aborts (the cycle's deadline). */
+  runCycle: (task: T, signal: AbortSignal) => Promise<void>;
   logger: Logger;
   /** A cycle's deadline is 80% of its interval, and never more than this. */
   maxDeadlineMs?: number;
@@ -24,7 +24,7 @@ export interface SchedulerOptions<J extends ScheduledJob> {
   nowMs?: () => number;
 }
 
-export interface JobStats {
+export interface TaskStats {
   /** Cycles started. */
   runs: number;
   /** Ticks that found the previous cycle still running. */
@@ -36,12 +36,12 @@ export interface JobStats {
   running: boolean;
 }
 
-interface Entry<J> {
-  job: J;
+interface Entry<T> {
+  task: T;
   handle: unknown;
   nextAtMs: number;
   running: Promise<void> | undefined;
-  stats: JobStats;
+  stats: TaskStats;
 }
 
 const defaultTimers: Timers = {
@@ -50,19 +50,19 @@ const defaultTimers: Timers = {
 };
 
 /**
- * Runs every job at its own interval, at a fixed rate from a random phase, so databases
- * assigned together do not all collect at the same instant. A job never overlaps itself: a tick
+ * Runs every task at its own interval, at a fixed rate from a random phase, so databases
+ * assigned together do not all collect at the same instant. A task never overlaps itself: a tick
  * that finds the previous cycle still running is skipped and counted. Every cycle has a
- * deadline by AbortSignal. `update()` adds, removes and re-times jobs without touching the rest.
+ * deadline by AbortSignal. `update()` adds, removes and re-times tasks without touching the rest.
  */
-export class Scheduler<J extends ScheduledJob> {
-  readonly #entries = new Map<string, Entry<J>>();
-  /** Cycles in flight, removed jobs' included, so stop() can wait for all of them. */
+export class Scheduler<T extends ScheduledTask> {
+  readonly #entries = new Map<string, Entry<T>>();
+  /** Cycles in flight, removed tasks' included, so stop() can wait for all of them. */
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #options: Required<SchedulerOptions<J>>;
+  readonly #options: Required<SchedulerOptions<T>>;
   #stopped = false;
 
-  constructor(options: SchedulerOptions<J>) {
+  constructor(options: SchedulerOptions<T>) {
     this.#options = {
       maxDeadlineMs: 30_000,
       random: Math.random,
@@ -72,32 +72,32 @@ export class Scheduler<J extends ScheduledJob> {
     };
   }
 
-  /** Makes the scheduled jobs exactly `jobs`; jobs whose interval is unchanged keep their phase. */
-  update(jobs: readonly J[]): void {
+  /** Makes the scheduled tasks exactly `tasks`; tasks whose interval is unchanged keep their phase. */
+  update(tasks: readonly T[]): void {
     if (this.#stopped) return;
-    const wanted = new Map(jobs.map((job) => [job.id, job]));
+    const wanted = new Map(tasks.map((task) => [task.id, task]));
     for (const [id, entry] of this.#entries) {
       if (wanted.has(id)) continue;
       this.#options.timers.clearTimeout(entry.handle);
       this.#entries.delete(id);
-      this.#options.logger.debug({ job: id }, 'job removed');
+      this.#options.logger.debug({ task: id }, 'job removed');
     }
-    for (const job of wanted.values()) {
-      if (!(job.intervalMs > 0)) throw new RangeError(`job ${job.id}: interval must be positive, got ${job.intervalMs}`);
-      const entry = this.#entries.get(job.id);
+    for (const task of wanted.values()) {
+      if (!(task.intervalMs > 0)) throw new RangeError(`task ${task.id}: interval must be positive, got ${task.intervalMs}`);
+      const entry = this.#entries.get(task.id);
       if (entry === undefined) {
-        this.#add(job);
-      } else if (entry.job.intervalMs !== job.intervalMs) {
+        this.#add(task);
+      } else if (entry.task.intervalMs !== task.intervalMs) {
         this.#options.timers.clearTimeout(entry.handle);
-        entry.job = job;
-        this.#arm(entry, this.#options.random() * job.intervalMs);
+        entry.task = task;
+        this.#arm(entry, this.#options.random() * task.intervalMs);
       } else {
-        entry.job = job;
+        entry.task = task;
       }
     }
   }
 
-  stats(): Record<string, JobStats> {
+  stats(): Record<string, TaskStats> {
     return Object.fromEntries([...this.#entries].map(([id, entry]) => [id, { ...entry.stats }]));
   }
 
@@ -109,27 +109,27 @@ export class Scheduler<J extends ScheduledJob> {
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  #add(job: J): void {
-    const entry: Entry<J> = {
-      job,
+  #add(task: T): void {
+    const entry: Entry<T> = {
+      task,
       handle: undefined,
       nextAtMs: 0,
       running: undefined,
       stats: { runs: 0, skips: 0, failures: 0, timeouts: 0, lastDurationMs: null, running: false },
     };
-    this.#entries.set(job.id, entry);
-    this.#arm(entry, this.#options.random() * job.intervalMs);
-    this.#options.logger.debug({ job: job.id, intervalMs: job.intervalMs }, 'job added');
+    this.#entries.set(task.id, entry);
+    this.#arm(entry, this.#options.random() * task.intervalMs);
+    this.#options.logger.debug({ task: task.id, intervalMs: task.intervalMs }, 'job added');
   }
 
-  #arm(entry: Entry<J>, delayMs: number): void {
+  #arm(entry: Entry<T>, delayMs: number): void {
     entry.nextAtMs = this.#options.nowMs() + delayMs;
     entry.handle = this.#options.timers.setTimeout(() => this.#tick(entry), delayMs);
   }
 
-  #tick(entry: Entry<J>): void {
-    if (this.#stopped || this.#entries.get(entry.job.id) !== entry) return;
-    const { intervalMs } = entry.job;
+  #tick(entry: Entry<T>): void {
+    if (this.#stopped || this.#entries.get(entry.task.id) !== entry) return;
+    const { intervalMs } = entry.task;
     const nowMs = this.#options.nowMs();
     // Fixed rate: the next tick is one interval after this one was due, not after it ran;
     // if the process stalled past several ticks, continue from the next one still ahead.
@@ -141,7 +141,7 @@ export class Scheduler<J extends ScheduledJob> {
     if (entry.running !== undefined) {
       entry.stats.skips += 1;
       this.#options.logger.warn(
-        { job: entry.job.id, skips: entry.stats.skips },
+        { task: entry.task.id, skips: entry.stats.skips },
         'previous cycle still running; this one is skipped',
       );
       return;
@@ -149,13 +149,13 @@ export class Scheduler<J extends ScheduledJob> {
     this.#start(entry);
   }
 
-  #start(entry: Entry<J>): void {
-    const deadlineMs = cycleDeadlineMs(entry.job.intervalMs, this.#options.maxDeadlineMs);
+  #start(entry: Entry<T>): void {
+    const deadlineMs = cycleDeadlineMs(entry.task.intervalMs, this.#options.maxDeadlineMs);
     const startedMs = this.#options.nowMs();
     entry.stats.runs += 1;
     entry.stats.running = true;
     // .finally() always runs later than this method, so `running` is assigned by then.
-    const running = this.#cycle(entry.job, entry.stats, deadlineMs).finally(() => {
+    const running = this.#cycle(entry.task, entry.stats, deadlineMs).finally(() => {
       entry.stats.lastDurationMs = this.#options.nowMs() - startedMs;
       entry.stats.running = false;
       entry.running = undefined;
@@ -165,7 +165,7 @@ export class Scheduler<J extends ScheduledJob> {
     this.#inFlight.add(running);
   }
 
-  async #cycle(job: J, stats: JobStats, deadlineMs: number): Promise<void> {
+  async #cycle(task: T, stats: TaskStats, deadlineMs: number): Promise<void> {
     // Not AbortSignal.timeout(): its timer is unref'd, and a stop() waiting on a cycle that only
     // its deadline can end must keep the process alive until it does.
     const deadline = new AbortController();
@@ -173,7 +173,7 @@ export class Scheduler<J extends ScheduledJob> {
     const timer = setTimeout(() => deadline.abort(new DeadlineExceededError(deadlineMs)), deadlineMs);
     let failure: unknown;
     try {
-      await this.#options.runCycle(job, signal);
+      await this.#options.runCycle(task, signal);
     } catch (error) {
       failure = error ?? new Error('cycle failed');
     } finally {
@@ -182,11 +182,11 @@ export class Scheduler<J extends ScheduledJob> {
     // A cycle that honoured its deadline may still end normally (with what it collected in time).
     if (signal.aborted) {
       stats.timeouts += 1;
-      this.#options.logger.warn({ job: job.id, deadlineMs }, 'cycle exceeded its deadline');
+      this.#options.logger.warn({ task: task.id, deadlineMs }, 'cycle exceeded its deadline');
     } else if (failure !== undefined) {
       stats.failures += 1;
       const message = failure instanceof Error ? failure.message : String(failure);
-      this.#options.logger.warn({ job: job.id, error: message }, 'cycle failed');
+      this.#options.logger.warn({ task: task.id, error: message }, 'cycle failed');
     }
   }
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { Scheduler, type ScheduledJob, type Timers } from '../../../agent/collection/scheduler.js';
+import { Scheduler, type ScheduledTask, type Timers } from '../../../agent/collection/scheduler.js';
 import { createLogger } from '../../../common/logger.js';
 
 const logger = createLogger('silent');
@@ -36,7 +36,7 @@ class ManualTimers implements Timers {
 }
 
 function manualScheduler(timers: ManualTimers, random: () => number, runCycle = async () => undefined) {
-  const scheduler = new Scheduler<ScheduledJob>({ runCycle, logger, random, timers, nowMs: () => timers.nowMs });
+  const scheduler = new Scheduler<ScheduledTask>({ runCycle, logger, random, timers, nowMs: () => timers.nowMs });
   return scheduler;
 }
 
@@ -75,7 +75,7 @@ t.test('ticks keep a fixed rate, and a stalled process resumes at the next tick 
 t.test('a job never runs two cycles at once; stop() waits for the running one', async (t) => {
   let concurrent = 0;
   let maxConcurrent = 0;
-  const scheduler = new Scheduler<ScheduledJob>({
+  const scheduler = new Scheduler<ScheduledTask>({
     logger,
     random: () => 0,
     runCycle: async () => {
@@ -95,7 +95,7 @@ t.test('a job never runs two cycles at once; stop() waits for the running one', 
 });
 
 t.test('skips and runs are reported per job', async (t) => {
-  const scheduler = new Scheduler<ScheduledJob>({ logger, random: () => 0, runCycle: () => sleep(170) });
+  const scheduler = new Scheduler<ScheduledTask>({ logger, random: () => 0, runCycle: () => sleep(170) });
   t.teardown(() => scheduler.stop());
   scheduler.update([{ id: 'slow', intervalMs: 50 }]);
   await sleep(420);
@@ -106,7 +106,7 @@ t.test('skips and runs are reported per job', async (t) => {
 
 t.test('every cycle gets a deadline: 80% of its interval, at most maxDeadlineMs', async (t) => {
   const abortedAfter: Record<string, number> = {};
-  const runCycle = (job: ScheduledJob, signal: AbortSignal) => {
+  const runCycle = (job: ScheduledTask, signal: AbortSignal) => {
     const started = performance.now();
     return new Promise<void>((_resolve, reject) => {
       signal.addEventListener('abort', () => {
@@ -115,7 +115,7 @@ t.test('every cycle gets a deadline: 80% of its interval, at most maxDeadlineMs'
       });
     });
   };
-  const scheduler = new Scheduler<ScheduledJob>({ logger, random: () => 0, runCycle, maxDeadlineMs: 120 });
+  const scheduler = new Scheduler<ScheduledTask>({ logger, random: () => 0, runCycle, maxDeadlineMs: 120 });
   scheduler.update([
     { id: 'short', intervalMs: 100 },
     { id: 'long', intervalMs: 10_000 },
@@ -128,7 +128,7 @@ t.test('every cycle gets a deadline: 80% of its interval, at most maxDeadlineMs'
 });
 
 t.test('timeouts and failures are counted apart', async (t) => {
-  const scheduler = new Scheduler<ScheduledJob>({
+  const scheduler = new Scheduler<ScheduledTask>({
     logger,
     random: () => 0,
     runCycle: async (job, signal) => {
@@ -151,7 +151,7 @@ t.test('timeouts and failures are counted apart', async (t) => {
 });
 
 t.test('a cycle that honours its deadline and returns what it has is still counted as a timeout', async (t) => {
-  const scheduler = new Scheduler<ScheduledJob>({
+  const scheduler = new Scheduler<ScheduledTask>({
     logger,
     random: () => 0,
     // As the agent's collection does: on abort, the remaining work is given up and the cycle resolves.
@@ -188,7 +188,7 @@ t.test('a new job list adds, removes and re-times jobs without touching the othe
 
 t.test('a removed job’s running cycle still finishes before stop() returns', async (t) => {
   let finished = false;
-  const scheduler = new Scheduler<ScheduledJob>({
+  const scheduler = new Scheduler<ScheduledTask>({
     logger,
     random: () => 0,
     runCycle: async () => {
