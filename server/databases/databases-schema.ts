@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { collectionErrorCodes } from '../../agent/collection-error-code.js';
+import { collectionErrorCodes } from '../../agent/collection/collection-error-code.js';
 import { pagingQuery, paginationSchema } from '../http/paging.js';
 
 export const databaseTypes = ['postgresql', 'mysql', 'mariadb'] as const;

@@ -1,4 +1,4 @@
-import { ResultRefusedError, refusesResult } from '../../agent/job-runner.js';
+import { ResultRefusedError, refusesResult } from '../../agent/advisor/job-runner.js';
 import { ApiError } from '../errors.js';
 import { parseInput } from '../http/validate.js';
 import { jobResultBody } from './optimization-jobs-schema.js';
@@ -7,7 +7,7 @@ import type { OptimizationJobsService } from './optimization-jobs-service.js';
 /**
  * The job source of the server's embedded agent: the same leases and results as
  * `GET /v1/agent/jobs` and `POST /v1/agent/jobs/{id}/result`, in-process, for the databases
- * without agent_id. It has the shape of the agent's JobSource (agent/job-runner.ts), which
+ * without agent_id. It has the shape of the agent's JobSource (agent/advisor/job-runner.ts), which
  * validates the jobs as it would over HTTP; results are validated here the same way.
  */
 export function embeddedJobSource(jobs: OptimizationJobsService, now: () => Date) {
