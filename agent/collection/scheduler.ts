@@ -80,7 +80,7 @@ export class Scheduler<T extends ScheduledTask> {
       if (wanted.has(id)) continue;
       this.#options.timers.clearTimeout(entry.handle);
       this.#entries.delete(id);
-      this.#options.logger.debug({ task: id }, 'job removed');
+      this.#options.logger.debug({ task: id }, 'task removed');
     }
     for (const task of wanted.values()) {
       if (!(task.intervalMs > 0)) throw new RangeError(`task ${task.id}: interval must be positive, got ${task.intervalMs}`);
@@ -119,7 +119,7 @@ export class Scheduler<T extends ScheduledTask> {
     };
     this.#entries.set(task.id, entry);
     this.#arm(entry, this.#options.random() * task.intervalMs);
-    this.#options.logger.debug({ task: task.id, intervalMs: task.intervalMs }, 'job added');
+    this.#options.logger.debug({ task: task.id, intervalMs: task.intervalMs }, 'task added');
   }
 
   #arm(entry: Entry<T>, delayMs: number): void {
