@@ -1,6 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { newId } from '../crypto/new-id.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
 import type { AlertEvaluationService } from './alert-evaluation-service.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertsRepository } from './alerts-repository.js';
@@ -11,12 +10,17 @@ import type { Operator } from './alert-evaluator.js';
 import type { Transaction } from '../storage/open-database.js';
 
 
+/** The databases a rule may name (the databases feature). */
+export interface RuleDatabases {
+  findById(orgId: string, id: string): object | undefined;
+}
+
 /** Rule CRUD. Every change re-evaluates the organization's databases in its transaction, so alerts of a removed rule resolve at once. */
 export class AlertRulesService {
   constructor(
     private readonly rules: AlertRulesRepository,
     private readonly alerts: AlertsRepository,
-    private readonly databases: DatabasesRepository,
+    private readonly databases: RuleDatabases,
     private readonly evaluation: AlertEvaluationService,
     private readonly transaction: Transaction,
   ) {}

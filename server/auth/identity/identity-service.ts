@@ -61,6 +61,10 @@ export class IdentityService {
     return organization;
   }
 
+  hasOrganizations(): boolean {
+    return this.organizations.count() > 0;
+  }
+
   listOrganizations(): Organization[] {
     return this.organizations.all();
   }
