@@ -6,7 +6,7 @@ import { ConfigError } from '../../common/config-loader.js';
 import { parseDuration } from '../../common/duration.js';
 import { packageVersion } from '../../common/package-version.js';
 import { hashPassword } from '../auth/identity/identity-service.js';
-import { plans } from '../auth/identity/organizations-repository.js';
+import { plans } from '../auth/identity/plans.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
 import { loadServerConfig, serverConfigFlags } from '../config.js';
 import { ApiError } from '../errors.js';

@@ -16,7 +16,7 @@ import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../server/w
 import type { RetryPolicy } from '../../server/webhooks/retry-schedule.js';
 import { migrate } from '../../server/storage/migrate.js';
 import type { Db } from '../../server/storage/open-database.js';
-import type { Plan } from '../../server/auth/identity/organizations-repository.js';
+import type { Plan } from '../../server/auth/identity/plans.js';
 import type { Access, Role, Scope } from '../../server/auth/permissions.js';
 import { openApiResponseChecker } from './openapi-response-check.js';
 
