@@ -1,22 +1,14 @@
-import type { Logger } from 'pino';
 import { startEmbeddedAgent, type EmbeddedAgentOptions } from './agents/embedded-agent.js';
-import { createApp } from './app.js';
+import { createApp, type AppDependencies } from './app.js';
 import { composeServices, type CompositionOptions } from './compose-services.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { ServerMetrics } from './metrics-endpoint/server-metrics.js';
 import type { Db } from './storage/open-database.js';
 
-export interface ServerOptions extends CompositionOptions {
-  logger: Logger;
-  now: () => Date;
-  /** Config server.body_limit_bytes. */
-  bodyLimitBytes: number;
-  version: string;
-  /** Config metrics.token. */
-  metricsToken?: string | undefined;
-  /** Config server.trusted_proxies. */
-  trustedProxies?: readonly string[];
-}
+/** The features' options and the app's settings (server.body_limit_bytes, metrics.token, server.trusted_proxies). */
+export interface ServerOptions
+  extends CompositionOptions,
+    Pick<AppDependencies, 'logger' | 'now' | 'bodyLimitBytes' | 'version' | 'metricsToken' | 'trustedProxies'> {}
 
 /** What the embedded agent gets from the server; the rest (spool, logger, clock) is the caller's. */
 export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' | 'catalog' | 'agents' | 'jobs'>;
