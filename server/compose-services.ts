@@ -31,7 +31,7 @@ export interface CompositionOptions {
   catalog?: MetricCatalog;
 }
 
-/** Every feature's services, as composeServices returns them. */
+/** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
 export type ServerServices = ReturnType<typeof composeServices>['services'];
 
 /**
@@ -104,20 +104,16 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
-      metrics: metrics.metrics,
       rollups: metrics.rollups,
       /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
       queries: queries.queries,
       optimizations: optimizations.optimizations,
       /** Agent jobs; the embedded agent leases with `lease(null, now)` (see optimizations/embedded-job-source.ts). */
       optimizationJobs: optimizations.optimizationJobs,
-      alertRules: alerts.alertRules,
-      alerts: alerts.alerts,
       /** Alert evaluation and database status; `evaluateAll(now)` is what the timer runs. */
       alerting: alerts.alerting,
       /** Records events with their webhook deliveries, inside the transaction of the change. */
       events: webhooks.events,
-      webhooks: webhooks.webhooks,
       transaction,
     },
     /** A webhook dispatcher over the outbox (not started). */
