@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
-import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
-import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
-import { assignments, ingestResult, sampleBatchSchema } from './agent-protocol-schema.js';
+import { assignments } from './agent-protocol-schema.js';
 import { presentAgent } from './agent-presenter.js';
 import type { AgentIdentity, AgentsService } from './agents-service.js';
 
@@ -22,13 +19,7 @@ const agentRecord = z
   })
   .meta({ id: 'Agent' });
 
-export function agentsRoutes(
-  agents: AgentsService,
-  ingest: IngestService,
-  serverMetrics: ServerMetrics,
-  catalog: MetricCatalog,
-  now: () => Date,
-): RouteDefinition[] {
+export function agentsRoutes(agents: AgentsService, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -60,23 +51,6 @@ export function agentsRoutes(
         const agent = agents.identify(principal, identityOf(ctx), now());
         ctx.set('Cache-Control', 'no-store');
         ctx.body = agents.assignments(agent.id);
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: '/v1/agent/samples',
-      operationId: 'ingestSamples',
-      summary: 'Store a batch of snapshots; a retried batch id is stored once',
-      tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'write' },
-      body: sampleBatchSchema(catalog),
-      compiledBody: true,
-      responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
-      handler: (ctx, { body, principal }) => {
-        const agent = agents.identify(principal, identityOf(ctx), now());
-        const result = ingest.ingest({ kind: 'agent', agent }, body, now());
-        serverMetrics.recordIngest(result);
-        ctx.body = result;
       },
     }),
   ];

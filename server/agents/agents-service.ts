@@ -1,10 +1,10 @@
 import { newId } from '../crypto/new-id.js';
 import { PermissionError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
-import type { DatabasesService } from '../databases/databases-service.js';
+import type { DatabaseRow } from '../databases/database-row.js';
 import type { Assignments } from './agent-protocol-schema.js';
-import type { AgentRow, AgentsRepository } from './agents-repository.js';
+import type { AgentRow } from './agent-row.js';
+import type { AgentsRepository } from './agents-repository.js';
 
 export interface AgentIdentity {
   hostname: string | null;
@@ -14,6 +14,12 @@ export interface AgentIdentity {
 /** last_seen_at is written at most this often: each write is a commit, and agents call several times a minute. */
 const lastSeenResolutionMs = 15_000;
 
+/** The databases feature, as assignments read it. */
+export interface AssignableDatabases {
+  assignedTo(agentId: string | null): DatabaseRow[];
+  connectionOf(row: DatabaseRow): Assignments['databases'][number]['connection'];
+}
+
 function changed(agent: AgentRow, identity: AgentIdentity): boolean {
   return (identity.hostname !== null && identity.hostname !== agent.hostname) || (identity.version !== null && identity.version !== agent.version);
 }
@@ -21,8 +27,7 @@ function changed(agent: AgentRow, identity: AgentIdentity): boolean {
 export class AgentsService {
   constructor(
     private readonly agents: AgentsRepository,
-    private readonly databaseRows: DatabasesRepository,
-    private readonly databases: DatabasesService,
+    private readonly databases: AssignableDatabases,
   ) {}
 
   /** The agent behind a service-account key; it appears on its first authenticated call. */
@@ -56,7 +61,7 @@ export class AgentsService {
   assignments(agentId: string | null): Assignments {
     return {
       agent_id: agentId,
-      databases: this.databaseRows.assignedTo(agentId).map((row) => ({
+      databases: this.databases.assignedTo(agentId).map((row) => ({
         id: row.id,
         name: row.name,
         type: row.type,

@@ -1,5 +1,5 @@
 import type { ApiKeyKind } from './api-keys/api-key-token.js';
-import type { Plan } from './identity/organizations-repository.js';
+import type { Plan } from './identity/plans.js';
 import type { Access, Role, Scope } from './permissions.js';
 
 /** Who is calling, with the rights in force for this request. */

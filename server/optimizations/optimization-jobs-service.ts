@@ -1,5 +1,4 @@
-import type { AgentRow } from '../agents/agents-repository.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
+import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { newId } from '../crypto/new-id.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
@@ -39,7 +38,6 @@ export class OptimizationJobsService {
     private readonly jobs: OptimizationJobsRepository,
     private readonly optimizationRows: OptimizationsRepository,
     private readonly optimizations: OptimizationsService,
-    private readonly databaseRows: DatabasesRepository,
     private readonly databases: DatabasesService,
     private readonly transaction: Transaction,
     private readonly policy: JobLeasePolicy = defaultJobLeasePolicy,
@@ -56,7 +54,7 @@ export class OptimizationJobsService {
       const leased: AgentJobWire[] = [];
       for (const job of this.jobs.leasable(agent?.id ?? null, nowMs, this.policy.batchSize)) {
         const optimization = this.optimizationRows.findAnyOrg(job.optimization_id);
-        const database = this.databaseRows.findAnyOrg(job.database_id);
+        const database = this.databases.findAnyOrg(job.database_id);
         if (optimization === undefined || database === undefined) continue;
         if (job.state === 'leased' && (job.kind === 'apply' || job.attempts >= this.policy.maxAnalyzeAttempts)) {
           this.jobs.finish(job.id, now.toISOString());

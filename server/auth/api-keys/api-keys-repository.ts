@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/open-database.js';
-import type { Plan } from '../identity/organizations-repository.js';
+import type { Plan } from '../identity/plans.js';
 import type { Access, Role } from '../permissions.js';
 import type { ApiKeyKind } from './api-key-token.js';
 

@@ -2,7 +2,8 @@ import argon2 from 'argon2';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../crypto/new-id.js';
 import type { Access, Role } from '../permissions.js';
-import type { Organization, OrganizationsRepository, Plan } from './organizations-repository.js';
+import type { Organization, OrganizationsRepository } from './organizations-repository.js';
+import type { Plan } from './plans.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
 import type { User, UsersRepository } from './users-repository.js';
 import type { Transaction } from '../../storage/open-database.js';
@@ -59,6 +60,10 @@ export class IdentityService {
     const organization = this.organizations.findById(id);
     if (organization === undefined) throw new NotFoundError(`No organization ${id}`, 'org');
     return organization;
+  }
+
+  hasOrganizations(): boolean {
+    return this.organizations.count() > 0;
   }
 
   listOrganizations(): Organization[] {

@@ -1,7 +1,5 @@
 import type { Db } from '../../storage/open-database.js';
-
-export const plans = ['free', 'pro', 'enterprise'] as const;
-export type Plan = (typeof plans)[number];
+import type { Plan } from './plans.js';
 
 export interface Organization {
   id: string;

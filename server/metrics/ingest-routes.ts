@@ -1,0 +1,47 @@
+import type { MetricCatalog } from '../../common/metric-catalog.js';
+import type { AgentRow } from '../agents/agent-row.js';
+import { ingestResult, sampleBatchSchema } from '../agents/agent-protocol-schema.js';
+import { identityOf } from '../agents/agents-routes.js';
+import type { AgentIdentity } from '../agents/agents-service.js';
+import type { Principal } from '../auth/principal.js';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { errorResponses } from '../openapi/error-responses.js';
+import type { IngestResult, IngestService } from './ingest-service.js';
+
+/** The agents feature: the agent behind the calling key. */
+export interface CallingAgents {
+  identify(principal: Principal, identity: AgentIdentity, now: Date): AgentRow;
+}
+
+/** Counts what each batch stored (the server's /metrics). */
+export interface IngestCounter {
+  recordIngest(result: IngestResult): void;
+}
+
+export function ingestRoutes(
+  agents: CallingAgents,
+  ingest: IngestService,
+  counter: IngestCounter,
+  catalog: MetricCatalog,
+  now: () => Date,
+): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/agent/samples',
+      operationId: 'ingestSamples',
+      summary: 'Store a batch of snapshots; a retried batch id is stored once',
+      tag: 'Agent protocol',
+      auth: { scope: 'agent', access: 'write' },
+      body: sampleBatchSchema(catalog),
+      compiledBody: true,
+      responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
+      handler: (ctx, { body, principal }) => {
+        const agent = agents.identify(principal, identityOf(ctx), now());
+        const result = ingest.ingest({ kind: 'agent', agent }, body, now());
+        counter.recordIngest(result);
+        ctx.body = result;
+      },
+    }),
+  ];
+}
