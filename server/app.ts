@@ -3,7 +3,9 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { agentsRoutes } from './agents/agents-routes.js';
 import { alertsRoutes } from './alerts/alerts-routes.js';
+import { accountsRoutes, credentialResolvers } from './auth/accounts.js';
 import { apiKeysRoutes } from './auth/api-keys/api-keys-routes.js';
+import { SessionCookie } from './auth/sessions/session-cookie.js';
 import { databasesRoutes } from './databases/databases-routes.js';
 import { healthRoutes } from './health/health-routes.js';
 import { accessLog } from './http/access-log.js';
@@ -41,6 +43,8 @@ export interface AppDependencies {
   metricsToken?: string | undefined;
   /** `server.trusted_proxies`: the addresses and CIDR ranges whose X-Forwarded-For entries are believed. */
   trustedProxies?: readonly string[];
+  /** `server.public_url`: https makes the session cookie Secure and `__Host-` prefixed. */
+  publicUrl?: string;
 }
 
 /** Builds the Koa application; it never listens, so tests drive `app.callback()` directly. */
@@ -48,10 +52,12 @@ export function createApp(deps: AppDependencies): Koa {
   const { services, now } = deps;
   // Koa's own proxy mode would believe X-Forwarded-For from anyone; clientAddress() sets ctx.ip instead.
   const app = new Koa({ proxy: false });
+  const sessionCookie = new SessionCookie(deps.publicUrl ?? 'http://localhost');
   const routes = [
     ...healthRoutes(deps.db),
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
     ...apiKeysRoutes(services.apiKeys, now),
+    ...accountsRoutes(services.accounts, sessionCookie, now),
     ...databasesRoutes(services.databases, services.databaseListPages, now),
     ...metricsRoutes(services.databases, services.metrics, services.catalog, now),
     ...agentsRoutes(services.agents, services.ingest, deps.serverMetrics, services.catalog, now),
@@ -69,7 +75,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
-  app.use(onlyUnderV1(authenticate(services.apiKeys, now)));
+  app.use(onlyUnderV1(authenticate(credentialResolvers(services.apiKeys, services.accounts, sessionCookie), now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
   for (const middleware of jsonBody(deps.bodyLimitBytes)) app.use(middleware);

@@ -7,7 +7,7 @@ import { packageVersion } from '../common/package-version.js';
 import { startEmbeddedAgent } from './agents/embedded-agent.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
-import { loadServerConfig, parseServerFlags, weakenedDefaults, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
     trustedProxies: config.server.trusted_proxies,
+    publicUrl: publicUrlOf(config),
   });
   const server = await listen(app, config.server.host, config.server.port, logger).catch((error: unknown) => {
     throw listenError(error, config.server.host, config.server.port);

@@ -8,6 +8,7 @@ import { AlertsService } from './alerts/alerts-service.js';
 import { AgentsService } from './agents/agents-service.js';
 import { ApiKeysRepository } from './auth/api-keys/api-keys-repository.js';
 import { ApiKeysService } from './auth/api-keys/api-keys-service.js';
+import { createAccounts, type Accounts } from './auth/accounts.js';
 import { IdentityService } from './auth/identity/identity-service.js';
 import { OrganizationsRepository } from './auth/identity/organizations-repository.js';
 import { ServiceAccountsRepository } from './auth/identity/service-accounts-repository.js';
@@ -48,6 +49,8 @@ export interface Services {
   samples: SamplesRepository;
   identity: IdentityService;
   apiKeys: ApiKeysService;
+  /** Sign-in, sessions, the caller's profile and the organization's settings. */
+  accounts: Accounts;
   databases: DatabasesService;
   databaseListPages: DatabaseListPages;
   agents: AgentsService;
@@ -143,6 +146,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       new GenerationCache(generations, 'credentials'),
       options.maxLiveApiKeysPerOrganization,
     ),
+    accounts: createAccounts(db, organizations, transaction),
     databases,
     databaseListPages: new DatabaseListPages(databaseRows, generations),
     agents: new AgentsService(agentRows, databaseRows, databases),

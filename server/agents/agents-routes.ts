@@ -7,6 +7,7 @@ import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
 import { assignments, ingestResult, sampleBatchSchema } from './agent-protocol-schema.js';
+import { agentAccess } from './agent-access.js';
 import { presentAgent } from './agent-presenter.js';
 import type { AgentIdentity, AgentsService } from './agents-service.js';
 
@@ -54,7 +55,7 @@ export function agentsRoutes(
       operationId: 'getAgentAssignments',
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'read' },
+      auth: agentAccess('read'),
       responses: { 200: { description: 'Assignments', schema: assignments }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
@@ -68,7 +69,7 @@ export function agentsRoutes(
       operationId: 'ingestSamples',
       summary: 'Store a batch of snapshots; a retried batch id is stored once',
       tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'write' },
+      auth: agentAccess('write'),
       body: sampleBatchSchema(catalog),
       compiledBody: true,
       responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../crypto/base62.js';
-import { hashPassword } from '../auth/identity/identity-service.js';
+import { hashPassword } from '../auth/passwords/password-hash.js';
 import type { Services } from '../services.js';
 
 export const initialAdminFileName = 'initial-admin.json';
