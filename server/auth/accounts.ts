@@ -17,6 +17,8 @@ import { SignInService } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
 import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService } from './users/profile-service.js';
+import { UsersService } from './users/users-service.js';
+import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 
 /** People in the product: sign-in, sessions, the caller's profile and the organization's settings. */
 export interface Accounts {
@@ -24,6 +26,7 @@ export interface Accounts {
   signIn: SignInService;
   profile: ProfileService;
   organizationSettings: OrganizationSettingsService;
+  users: UsersService;
 }
 
 export function createAccounts(db: Db, organizations: OrganizationsRepository, transaction: Transaction): Accounts {
@@ -31,7 +34,13 @@ export function createAccounts(db: Db, organizations: OrganizationsRepository, t
   const organizationSettings = new OrganizationSettingsService(organizations);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction);
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle());
-  return { sessions, signIn, profile: new ProfileService(users, sessions, signIn), organizationSettings };
+  return {
+    sessions,
+    signIn,
+    profile: new ProfileService(users, sessions, signIn),
+    organizationSettings,
+    users: new UsersService(users, sessions, new ApiKeysRepository(db), transaction),
+  };
 }
 
 /** The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins over a session cookie. */
