@@ -41,6 +41,7 @@ const serverConfigSchema = z.strictObject({
       public_url: z
         .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
         .refine((url) => {
+          if (!URL.canParse(url)) return false;
           const { pathname, search, hash, username, password } = new URL(url);
           return pathname === '/' && search === '' && hash === '' && username === '' && password === '';
         }, 'must be an origin only (scheme, host and port; no path, query or credentials)')
