@@ -2,7 +2,7 @@ import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { healthRoutes } from './health/health-routes.js';
-import type { ApiKeysService } from './auth/api-keys/api-keys-service.js';
+import type { CredentialResolver } from './auth/credentials/credential-resolver.js';
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/authenticate.js';
 import { clientAddress } from './http/client-address.js';
@@ -23,8 +23,8 @@ import type { Db } from './storage/open-database.js';
 export interface AppDependencies {
   db: Db;
   logger: Logger;
-  /** What authenticates every /v1 request. */
-  apiKeys: ApiKeysService;
+  /** The credentials /v1 accepts, in the order they are looked for (auth/create-accounts.ts). */
+  credentials: readonly CredentialResolver[];
   /** Every feature's API routes (compose-services.ts). */
   routes: readonly RouteDefinition[];
   serverMetrics: ServerMetrics;
@@ -55,7 +55,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
-  app.use(onlyUnderV1(authenticate(deps.apiKeys, now)));
+  app.use(onlyUnderV1(authenticate(deps.credentials, now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
   for (const middleware of jsonBody(deps.bodyLimitBytes)) app.use(middleware);

@@ -19,13 +19,13 @@ export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' |
  * dispatcher, the embedded agent). main.ts and the test server both start from here.
  */
 export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions) {
-  const { services, catalog, scrapeSources, routes, webhookDispatcher } = composeServices(db, secretKey, options);
+  const { services, catalog, credentials, scrapeSources, routes, webhookDispatcher } = composeServices(db, secretKey, options);
   const { logger, now } = options;
   const serverMetrics = new ServerMetrics({ ...scrapeSources, now }, catalog);
   const app = createApp({
     db,
     logger,
-    apiKeys: services.apiKeys,
+    credentials,
     routes: routes(serverMetrics, now),
     serverMetrics,
     metricsToken: options.metricsToken,

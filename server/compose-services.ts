@@ -3,6 +3,7 @@ import { SecretBox } from '../common/secret-box.js';
 import { createAgents } from './agents/create-agents.js';
 import { createAlerts } from './alerts/create-alerts.js';
 import { createApiKeys } from './auth/api-keys/create-api-keys.js';
+import { createAccounts } from './auth/create-accounts.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
@@ -29,6 +30,8 @@ export interface CompositionOptions {
   maxLiveApiKeysPerOrganization?: number;
   /** The metric catalog; a test may pass a fixture. */
   catalog?: MetricCatalog;
+  /** Config server.public_url (the origin of absolute links; https makes the session cookie Secure). */
+  publicUrl?: string;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -95,12 +98,15 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     transaction,
   });
   const apiKeys = createApiKeys({ db, identity, generations, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
+  const accounts = createAccounts({ db, apiKeys: apiKeys.apiKeys, publicUrl: options.publicUrl ?? 'http://localhost', transaction });
 
   return {
     catalog,
     services: {
       identity,
       apiKeys: apiKeys.apiKeys,
+      /** Sign-in, sessions, the caller's profile and the organization's settings. */
+      accounts: accounts.accounts,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -116,6 +122,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       events: webhooks.events,
       transaction,
     },
+    /** What authenticates every /v1 request. */
+    credentials: accounts.credentials,
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */
@@ -128,6 +136,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** Every feature's API routes, in the order the OpenAPI document lists them; each ingest is counted by `counter`. */
     routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [
       ...apiKeys.routes(now),
+      ...accounts.routes(now),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),
       ...agents.routes(now),

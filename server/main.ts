@@ -6,7 +6,7 @@ import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { composeServer } from './compose-server.js';
-import { loadServerConfig, parseServerFlags, weakenedDefaults, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { closeGracefully, listen } from './http-server.js';
 import { maintainMetricStorage } from './metrics/storage-maintenance.js';
 import { startPeriodicTask } from './periodic-task.js';
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
     trustedProxies: config.server.trusted_proxies,
+    publicUrl: publicUrlOf(config),
   });
   const { services } = composed;
   const server = await listen(composed.app, config.server.host, config.server.port, logger).catch((error: unknown) => {

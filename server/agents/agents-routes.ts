@@ -4,6 +4,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import { assignments } from './agent-protocol-schema.js';
+import { agentAccess } from './agent-access.js';
 import { presentAgent } from './agent-presenter.js';
 import type { AgentIdentity, AgentsService } from './agents-service.js';
 
@@ -45,7 +46,7 @@ export function agentsRoutes(agents: AgentsService, now: () => Date): RouteDefin
       operationId: 'getAgentAssignments',
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'read' },
+      auth: agentAccess('read'),
       responses: { 200: { description: 'Assignments', schema: assignments }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());

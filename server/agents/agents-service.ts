@@ -1,5 +1,4 @@
 import { newId } from '../crypto/new-id.js';
-import { PermissionError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { Assignments } from './agent-protocol-schema.js';
@@ -30,11 +29,11 @@ export class AgentsService {
     private readonly databases: AssignableDatabases,
   ) {}
 
-  /** The agent behind a service-account key; it appears on its first authenticated call. */
+  /** The agent behind a service-account key (the only credential its routes accept); it appears on its first authenticated call. */
   identify(principal: Principal, identity: AgentIdentity, now: Date): AgentRow {
-    if (principal.kind !== 'service_account') throw new PermissionError('Agents authenticate with a service-account key');
     const at = now.toISOString();
-    const existing = this.agents.findByApiKey(principal.credentialId);
+    const keyId = principal.credential.id;
+    const existing = this.agents.findByApiKey(keyId);
     if (existing !== undefined) {
       if (changed(existing, identity) || now.getTime() - Date.parse(existing.last_seen_at) >= lastSeenResolutionMs) {
         this.agents.markSeen(existing.id, identity.hostname, identity.version, at);
@@ -45,8 +44,8 @@ export class AgentsService {
     const agent: AgentRow = {
       id: newId('agent'),
       org_id: principal.orgId,
-      api_key_id: principal.credentialId,
-      name: identity.hostname ?? principal.credentialId,
+      api_key_id: keyId,
+      name: identity.hostname ?? keyId,
       hostname: identity.hostname,
       version: identity.version,
       spool_dropped_total: 0,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../crypto/base62.js';
 import type { ApiKeysService } from '../auth/api-keys/api-keys-service.js';
-import { hashPassword, type IdentityService } from '../auth/identity/identity-service.js';
+import type { IdentityService } from '../auth/identity/identity-service.js';
+import { hashPassword } from '../auth/passwords/password-hash.js';
 import type { Transaction } from '../storage/open-database.js';
 
 export const initialAdminFileName = 'initial-admin.json';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../common/config-loader.js';
 import { parseDuration } from '../../common/duration.js';
 import { packageVersion } from '../../common/package-version.js';
-import { hashPassword } from '../auth/identity/identity-service.js';
+import { hashPassword } from '../auth/passwords/password-hash.js';
 import { plans } from '../auth/identity/plans.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
 import { loadServerConfig, serverConfigFlags } from '../config.js';

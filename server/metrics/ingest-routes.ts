@@ -1,6 +1,7 @@
 import type { MetricCatalog } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import { ingestResult, sampleBatchSchema } from '../agents/agent-protocol-schema.js';
+import { agentAccess } from '../agents/agent-access.js';
 import { identityOf } from '../agents/agents-routes.js';
 import type { AgentIdentity } from '../agents/agents-service.js';
 import type { Principal } from '../auth/principal.js';
@@ -32,7 +33,7 @@ export function ingestRoutes(
       operationId: 'ingestSamples',
       summary: 'Store a batch of snapshots; a retried batch id is stored once',
       tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'write' },
+      auth: agentAccess('write'),
       body: sampleBatchSchema(catalog),
       compiledBody: true,
       responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },

@@ -69,6 +69,8 @@ export async function startTestServer(
     maxLiveApiKeysPerOrganization?: number;
     /** Config server.trusted_proxies. */
     trustedProxies?: string[];
+    /** Config server.public_url (https: a Secure, __Host- session cookie). */
+    publicUrl?: string;
     /** A fixture metric catalog (its extra columns added to the state database beforehand). */
     catalog?: MetricCatalog;
   } = {},
@@ -99,6 +101,7 @@ export async function startTestServer(
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     version: 'test',
     ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
+    ...(options.publicUrl && { publicUrl: options.publicUrl }),
   });
   const { app, services } = composed;
   const server: Server = await listen(app, '127.0.0.1', 0, logger);

@@ -1,4 +1,3 @@
-import argon2 from 'argon2';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../crypto/new-id.js';
 import type { Access, Role } from '../permissions.js';
@@ -20,10 +19,6 @@ export interface NewUser {
   name?: string;
   role: Role;
   passwordHash?: string;
-}
-
-export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, { type: argon2.argon2id });
 }
 
 export class IdentityService {
@@ -86,6 +81,8 @@ export class IdentityService {
       role: input.role,
       password_hash: input.passwordHash ?? null,
       created_at: now.toISOString(),
+      status: 'active',
+      last_sign_in_at: null,
     };
     try {
       this.users.insert(user);
