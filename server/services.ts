@@ -32,6 +32,7 @@ import { OptimizationsService } from './optimizations/optimizations-service.js';
 import { presentOptimization } from './optimizations/optimization-presenter.js';
 import { QueriesRepository } from './queries/queries-repository.js';
 import { QueriesService } from './queries/queries-service.js';
+import type { Mailer } from './mail/mailer.js';
 import type { Db, Transaction } from './storage/open-database.js';
 import { DestinationGuard } from './webhooks/destination-guard.js';
 import { EventOutbox } from './webhooks/event-outbox.js';
@@ -86,6 +87,10 @@ export interface ServicesOptions {
   maxLiveApiKeysPerOrganization?: number;
   /** The metric catalog; a test may pass a fixture. */
   catalog?: MetricCatalog;
+  /** Config server.public_url (see publicUrlOf): the origin of invitation and password-reset links. */
+  publicUrl?: string;
+  /** Outgoing mail, when email.smtp_url is configured. */
+  mailer?: Mailer;
 }
 
 /** Wires repositories into services over one open state database; shared by the server and the operator CLI. */
@@ -146,7 +151,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       new GenerationCache(generations, 'credentials'),
       options.maxLiveApiKeysPerOrganization,
     ),
-    accounts: createAccounts(db, organizations, transaction),
+    accounts: createAccounts(db, organizations, transaction, { identity, publicUrl: options.publicUrl ?? 'http://localhost', mailer: options.mailer }),
     databases,
     databaseListPages: new DatabaseListPages(databaseRows, generations),
     agents: new AgentsService(agentRows, databaseRows, databases),

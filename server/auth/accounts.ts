@@ -4,6 +4,7 @@ import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
+import type { IdentityService } from './identity/identity-service.js';
 import type { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
@@ -19,27 +20,46 @@ import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService } from './users/profile-service.js';
 import { UsersService } from './users/users-service.js';
 import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
+import type { Mailer } from '../mail/mailer.js';
+import { OneTimeLinks } from './one-time-links/one-time-links.js';
+import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
+import { PasswordResetsService } from './password-resets/password-resets-service.js';
+import { InvitationsService } from './users/invitations-service.js';
+import { usersRoutes } from './users/users-routes.js';
 
-/** People in the product: sign-in, sessions, the caller's profile and the organization's settings. */
+/** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
 export interface Accounts {
   sessions: SessionsService;
   signIn: SignInService;
   profile: ProfileService;
   organizationSettings: OrganizationSettingsService;
   users: UsersService;
+  invitations: InvitationsService;
+  passwordResets: PasswordResetsService;
 }
 
-export function createAccounts(db: Db, organizations: OrganizationsRepository, transaction: Transaction): Accounts {
+export interface AccountsOptions {
+  identity: IdentityService;
+  /** `server.public_url`: the origin of invitation and password-reset links. */
+  publicUrl: string;
+  /** Present when `email.smtp_url` is configured: links are then mailed too. */
+  mailer?: Mailer | undefined;
+}
+
+export function createAccounts(db: Db, organizations: OrganizationsRepository, transaction: Transaction, options: AccountsOptions): Accounts {
   const users = new UsersRepository(db);
   const organizationSettings = new OrganizationSettingsService(organizations);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction);
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle());
+  const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, options.publicUrl, transaction);
   return {
     sessions,
     signIn,
     profile: new ProfileService(users, sessions, signIn),
     organizationSettings,
-    users: new UsersService(users, sessions, new ApiKeysRepository(db), transaction),
+    users: new UsersService(users, sessions, new ApiKeysRepository(db), links, transaction),
+    invitations: new InvitationsService(options.identity, users, organizations, links, options.mailer, transaction),
+    passwordResets: new PasswordResetsService(users, links, sessions, options.mailer),
   };
 }
 
@@ -53,5 +73,6 @@ export function accountsRoutes(accounts: Accounts, cookie: SessionCookie, now: (
     ...profileRoutes(accounts.profile, accounts.sessions, now),
     ...sessionsRoutes(accounts.sessions, cookie, now),
     ...organizationRoutes(accounts.organizationSettings),
+    ...usersRoutes(accounts.users, accounts.invitations, now),
   ];
 }

@@ -11,6 +11,7 @@ import { createApp } from '../../server/app.js';
 import { RateLimiter } from '../../server/http/rate-limiter.js';
 import { closeGracefully, listen } from '../../server/http-server.js';
 import { createServerMetrics } from '../../server/metrics-endpoint/create-server-metrics.js';
+import { createSmtpMailer, type SmtpSettings } from '../../server/mail/smtp-mailer.js';
 import { createServices, type Services } from '../../server/services.js';
 import { openStateDir } from '../../server/state-dir.js';
 import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
@@ -72,19 +73,14 @@ export async function startTestServer(
     publicUrl?: string;
     /** A fixture metric catalog (its extra columns added to the state database beforehand). */
     catalog?: MetricCatalog;
+    /** Config email.smtp_url and email.from: invitations and password resets are mailed. */
+    email?: SmtpSettings;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'dbmon-test-'));
   const { db, secretKey } = openStateDir(stateDir, undefined);
   migrate(db);
-  const services = createServices(db, secretKey, undefined, {
-    startedAt: options.now ?? new Date(),
-    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
-    ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
-    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
-    ...(options.catalog && { catalog: options.catalog }),
-  });
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -92,8 +88,17 @@ export async function startTestServer(
       done();
     },
   });
-  const clock = { now: options.now ?? new Date() };
   const logger = createLogger('debug', sink);
+  const services = createServices(db, secretKey, undefined, {
+    startedAt: options.now ?? new Date(),
+    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
+    ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
+    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
+    ...(options.catalog && { catalog: options.catalog }),
+    ...(options.publicUrl && { publicUrl: options.publicUrl }),
+    ...(options.email && { mailer: createSmtpMailer(options.email, logger.child({ component: 'mail' })) }),
+  });
+  const clock = { now: options.now ?? new Date() };
   const dispatchers: WebhookDispatcher[] = [];
   const app = createApp({
     db,

@@ -3,7 +3,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { Access, Role } from '../permissions.js';
 import type { Organization, OrganizationsRepository, Plan } from './organizations-repository.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
-import type { User, UsersRepository } from './users-repository.js';
+import type { User, UserStatus, UsersRepository } from './users-repository.js';
 import type { Transaction } from '../../storage/open-database.js';
 
 export interface NewOrganization {
@@ -15,9 +15,11 @@ export interface NewOrganization {
 export interface NewUser {
   orgId: string;
   email: string;
-  name?: string;
+  name?: string | undefined;
   role: Role;
   passwordHash?: string;
+  /** `active` unless said: an invited user has no password yet. */
+  status?: UserStatus;
 }
 
 export class IdentityService {
@@ -76,7 +78,7 @@ export class IdentityService {
       role: input.role,
       password_hash: input.passwordHash ?? null,
       created_at: now.toISOString(),
-      status: 'active',
+      status: input.status ?? 'active',
       last_sign_in_at: null,
     };
     try {
