@@ -7,10 +7,11 @@ import { packageVersion } from '../common/package-version.js';
 import { startEmbeddedAgent } from './agents/embedded-agent.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
-import { loadServerConfig, parseServerFlags, publicUrlOf, weakenedDefaults, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
+import { createSmtpMailer } from './mail/smtp-mailer.js';
 import { maintainMetricStorage } from './metrics/storage-maintenance.js';
 import { startPeriodicTask } from './periodic-task.js';
 import { createServices } from './services.js';
@@ -32,10 +33,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
+  const smtp = smtpSettingsOf(config);
   const services = createServices(db, secretKey, config.retention, {
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
     maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
+    publicUrl: publicUrlOf(config),
+    ...(smtp && { mailer: createSmtpMailer(smtp, logger.child({ component: 'mail' })) }),
   });
 
   const serverMetrics = createServerMetrics(services, now);
