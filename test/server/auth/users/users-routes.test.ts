@@ -183,5 +183,6 @@ t.test('users of the organization', async (t) => {
     t.equal(again.status, 409, 'an active user needs no invitation');
     t.equal(again.body.error.code, 'not_invited');
     t.equal((await server.request('POST', `/v1/users/${created.body.id}/invitation`, { headers: member.headers() })).status, 403);
+    t.equal((await server.request('POST', '/v1/users/usr_nonsense/invitation', { headers: owner.headers() })).status, 404);
   });
 });
