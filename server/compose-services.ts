@@ -14,6 +14,7 @@ import { defaultRetention, type RetentionMs } from './metrics/retention.js';
 import { createOptimizations } from './optimizations/create-optimizations.js';
 import { createQueries } from './queries/create-queries.js';
 import { TableGenerations } from './storage/generation-cache.js';
+import type { Mailer } from './mail/mailer.js';
 import type { Db, Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
@@ -32,6 +33,8 @@ export interface CompositionOptions {
   catalog?: MetricCatalog;
   /** Config server.public_url (the origin of absolute links; https makes the session cookie Secure). */
   publicUrl?: string;
+  /** Outgoing mail, when email.smtp_url is configured. */
+  mailer?: Mailer;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -98,7 +101,14 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     transaction,
   });
   const apiKeys = createApiKeys({ db, identity, generations, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
-  const accounts = createAccounts({ db, apiKeys: apiKeys.apiKeys, publicUrl: options.publicUrl ?? 'http://localhost', transaction });
+  const accounts = createAccounts({
+    db,
+    identity,
+    apiKeys: apiKeys.apiKeys,
+    publicUrl: options.publicUrl ?? 'http://localhost',
+    mailer: options.mailer,
+    transaction,
+  });
 
   return {
     catalog,

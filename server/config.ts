@@ -6,6 +6,7 @@ import { parseDuration } from '../common/duration.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
 import { historyResolutions } from '../common/metric-catalog.js';
 import { parseAddressRange } from './http/trusted-proxies.js';
+import type { SmtpSettings } from './mail/smtp-mailer.js';
 import { byHistoryResolution, defaultRetentionDurations } from './metrics/retention.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -68,6 +69,24 @@ const serverConfigSchema = z.strictObject({
       max_live_per_organization: z.number().int().min(1).default(1000),
     })
     .prefault({}),
+  email: z
+    .strictObject({
+      // smtp:// (STARTTLS, required beyond loopback) or smtps:// (TLS), with the login as user and password.
+      smtp_url: z
+        .string()
+        .refine((text) => {
+          if (!URL.canParse(text)) return false;
+          const url = new URL(text);
+          return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '' && (url.pathname === '' || url.pathname === '/') && url.search === '' && url.hash === '';
+        }, 'must be smtp://[user:password@]host[:port] or smtps://...')
+        .optional(),
+      // The sender of invitations and password resets: an address, or a name and <address>.
+      from: z
+        .string()
+        .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address (dbmon@example.com) or a name and address (dbmon <dbmon@example.com>)')
+        .optional(),
+    })
+    .prefault({}),
   webhooks: z
     .strictObject({
       // Webhook destinations on loopback, link-local, private or unique-local addresses (on-premise receivers).
@@ -79,6 +98,9 @@ const serverConfigSchema = z.strictObject({
     .strictObject(byHistoryResolution((resolution) => duration(defaultRetentionDurations[resolution], resolution === 'raw' ? 2 * 86_400_000 : undefined)))
     .prefault({}),
 }).superRefine((config, ctx) => {
+  if (config.email.smtp_url !== undefined && config.email.from === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['email', 'from'], message: 'required with email.smtp_url: the sender of invitations and password resets' });
+  }
   if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
     ctx.addIssue({
       code: 'custom',
@@ -96,6 +118,12 @@ export function publicUrlOf(config: ServerConfig): string {
   return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** `email.smtp_url` and `email.from` when mail is configured. */
+export function smtpSettingsOf(config: ServerConfig): SmtpSettings | undefined {
+  const { smtp_url: smtpUrl, from } = config.email;
+  return smtpUrl === undefined || from === undefined ? undefined : { smtpUrl, from };
+}
+
 const bindings: readonly ConfigBinding[] = [
   { path: 'server.host', env: 'DBMON_HOST', flag: 'host', text: true },
   { path: 'server.port', env: 'DBMON_PORT', flag: 'port' },
@@ -109,6 +137,8 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'metrics.token', env: 'DBMON_METRICS_TOKEN', secret: true },
   { path: 'agent.embedded', env: 'DBMON_AGENT_EMBEDDED' },
   { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
+  { path: 'email.smtp_url', env: 'DBMON_EMAIL_SMTP_URL', secret: true },
+  { path: 'email.from', env: 'DBMON_EMAIL_FROM', text: true },
   { path: 'api_keys.max_live_per_organization', env: 'DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
   ...historyResolutions.map((resolution) => ({ path: `retention.${resolution}`, env: `DBMON_RETENTION_${resolution.toUpperCase()}` })),

@@ -6,8 +6,9 @@ import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { composeServer } from './compose-server.js';
-import { loadServerConfig, parseServerFlags, publicUrlOf, weakenedDefaults, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { closeGracefully, listen } from './http-server.js';
+import { createSmtpMailer } from './mail/smtp-mailer.js';
 import { maintainMetricStorage } from './metrics/storage-maintenance.js';
 import { startPeriodicTask } from './periodic-task.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
@@ -27,11 +28,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
+  const smtp = smtpSettingsOf(config);
   const composed = composeServer(db, secretKey, {
     retention: config.retention,
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
     maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
+    ...(smtp && { mailer: createSmtpMailer(smtp, logger.child({ component: 'mail' })) }),
     logger,
     now,
     metricsToken: config.metrics.token,

@@ -1,14 +1,19 @@
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
+import type { Mailer } from '../mail/mailer.js';
 import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
+import type { IdentityService } from './identity/identity-service.js';
 import { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
+import { OneTimeLinks } from './one-time-links/one-time-links.js';
+import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
+import { PasswordResetsService } from './password-resets/password-resets-service.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
@@ -16,26 +21,35 @@ import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
 import { SignInService } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
+import { InvitationsService } from './users/invitations-service.js';
 import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService } from './users/profile-service.js';
+import { usersRoutes } from './users/users-routes.js';
 import { UsersService } from './users/users-service.js';
 
 export interface AccountsDependencies {
   db: Db;
+  identity: IdentityService;
   /** The API key feature: the first credential /v1 looks for. */
   apiKeys: ApiKeysService;
-  /** `server.public_url`: https makes the session cookie Secure and `__Host-` prefixed. */
+  /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
   publicUrl: string;
+  /** Present when `email.smtp_url` is configured: links are then mailed too. */
+  mailer?: Mailer | undefined;
   transaction: Transaction;
 }
 
-/** People in the product: sign-in, sessions, the caller's profile and the organization's settings. */
-export function createAccounts({ db, apiKeys, publicUrl, transaction }: AccountsDependencies) {
+/** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
+export function createAccounts({ db, identity, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
   const users = new UsersRepository(db);
-  const organizationSettings = new OrganizationSettingsService(new OrganizationsRepository(db));
+  const organizations = new OrganizationsRepository(db);
+  const organizationSettings = new OrganizationSettingsService(organizations);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction);
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle());
   const profile = new ProfileService(users, sessions, signIn);
+  const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
+  const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, transaction);
+  const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
   const cookie = new SessionCookie(publicUrl);
   return {
     accounts: {
@@ -43,7 +57,9 @@ export function createAccounts({ db, apiKeys, publicUrl, transaction }: Accounts
       signIn,
       profile,
       organizationSettings,
-      users: new UsersService(users, sessions, new ApiKeysRepository(db), transaction),
+      users: organizationUsers,
+      invitations,
+      passwordResets: new PasswordResetsService(users, links, sessions, mailer),
     },
     /** The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins over a session cookie. */
     credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)] satisfies CredentialResolver[],
@@ -51,6 +67,7 @@ export function createAccounts({ db, apiKeys, publicUrl, transaction }: Accounts
       ...profileRoutes(profile, sessions, now),
       ...sessionsRoutes(sessions, cookie, now),
       ...organizationRoutes(organizationSettings),
+      ...usersRoutes(organizationUsers, invitations, now),
     ],
   };
 }

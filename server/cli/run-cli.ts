@@ -8,7 +8,7 @@ import { packageVersion } from '../../common/package-version.js';
 import { hashPassword } from '../auth/passwords/password-hash.js';
 import { plans } from '../auth/identity/plans.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
-import { loadServerConfig, serverConfigFlags } from '../config.js';
+import { loadServerConfig, publicUrlOf, serverConfigFlags } from '../config.js';
 import { ApiError } from '../errors.js';
 import { presentApiKey } from '../auth/api-keys/api-key-presenter.js';
 import { composeServices, type ServerServices } from '../compose-services.js';
@@ -35,6 +35,7 @@ const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --stat
   orgs set --org ORG_ID --auto-apply-optimizations true|false
   users create --org ORG_ID --email EMAIL --role owner|admin|member|viewer [--name NAME] [--password-stdin]
   users list [--org ORG_ID] [--json]
+  users reset-password EMAIL   (prints a one-time link, valid 1 hour, that sets a new password)
   keys create --org ORG_ID --name NAME --permission read|write (--service-account NAME | --user EMAIL)
               [--scopes a,b,...] [--expires-in 90d] [--json]
   keys list [--org ORG_ID] [--json]
@@ -48,7 +49,7 @@ const usage = `Usage: dbmon <command> [options]   (global: --config FILE, --stat
   --version
 Only migrate, orgs create and restore create a state directory; the others need an existing one.`;
 
-const commands = new Set(['orgs create', 'orgs list', 'orgs set', 'users create', 'users list', 'keys create', 'keys list', 'keys revoke', 'databases check', 'config validate', 'migrate', 'backup', 'restore']);
+const commands = new Set(['orgs create', 'orgs list', 'orgs set', 'users create', 'users list', 'users reset-password', 'keys create', 'keys list', 'keys revoke', 'databases check', 'config validate', 'migrate', 'backup', 'restore']);
 /** Commands that may start a new state directory; every other one refuses to create one. */
 const createsStateDir = new Set(['migrate', 'orgs create', 'restore']);
 
@@ -128,7 +129,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stdout(applied.length === 0 ? 'schema is up to date' : `applied ${applied.map((m) => `${m.version}-${m.name}`).join(', ')}`);
         return 0;
       }
-      const { services } = composeServices(db, secretKey, { maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization });
+      const { services } = composeServices(db, secretKey, {
+        maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
+        publicUrl: publicUrlOf(config),
+      });
       return await runCommand(command, positionals.slice(2), flags, services, io);
     } finally {
       db.close();
@@ -191,6 +195,14 @@ async function runCommand(command: string, args: string[], flags: Flags, service
         now,
       );
       io.stdout(user.id);
+      return 0;
+    }
+    case 'users reset-password': {
+      const [email, extra] = args;
+      if (email === undefined || extra !== undefined) throw new UsageError('users reset-password needs exactly one EMAIL');
+      const link = services.accounts.passwordResets.issue(email, now);
+      io.stderr(`dbmon: password reset link for ${email}, valid for 1 hour (until ${link.expiresAt}), usable once:`);
+      io.stdout(link.url);
       return 0;
     }
     case 'keys create': {

@@ -31,6 +31,8 @@ export const errorCodes = [
   'already_exists',
   'already_revoked',
   'limit_reached',
+  'last_owner',
+  'not_invited',
   'already_resolved',
   'webhook_disabled',
   'already_applied',

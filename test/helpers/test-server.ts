@@ -11,6 +11,7 @@ import { closeGracefully, listen } from '../../server/http-server.js';
 import type { RunningAgent } from '../../agent/start-agent.js';
 import { composeServer, type EmbeddedAgentRun } from '../../server/compose-server.js';
 import type { ServerServices } from '../../server/compose-services.js';
+import { createSmtpMailer, type SmtpSettings } from '../../server/mail/smtp-mailer.js';
 import { openStateDir } from '../../server/state-dir.js';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
 import type { RetryPolicy } from '../../server/webhooks/retry-schedule.js';
@@ -73,6 +74,8 @@ export async function startTestServer(
     publicUrl?: string;
     /** A fixture metric catalog (its extra columns added to the state database beforehand). */
     catalog?: MetricCatalog;
+    /** Config email.smtp_url and email.from: invitations and password resets are mailed. */
+    email?: SmtpSettings;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -86,8 +89,8 @@ export async function startTestServer(
       done();
     },
   });
-  const clock = { now: options.now ?? new Date() };
   const logger = createLogger('debug', sink);
+  const clock = { now: options.now ?? new Date() };
   const dispatchers: WebhookDispatcher[] = [];
   const composed = composeServer(db, secretKey, {
     startedAt: options.now ?? new Date(),
@@ -95,6 +98,7 @@ export async function startTestServer(
     ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
     ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
     ...(options.catalog && { catalog: options.catalog }),
+    ...(options.email && { mailer: createSmtpMailer(options.email, logger.child({ component: 'mail' })) }),
     logger,
     now: () => clock.now,
     metricsToken: options.metricsToken,

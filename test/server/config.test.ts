@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../../common/config-loader.js';
-import { loadServerConfig, parseServerFlags, publicUrlOf } from '../../server/config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf } from '../../server/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbmon-config-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -213,5 +213,27 @@ t.test('server.public_url: an http or https origin, by default the listen addres
   t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PUBLIC_URL: 'https://dbmon.example.com:443/' })), 'https://dbmon.example.com');
   for (const wrong of ['ftp://dbmon.example.com', 'https://dbmon.example.com/base', 'https://user:pw@dbmon.example.com', 'dbmon.example.com']) {
     t.throws(() => loadServerConfig({}, { DBMON_PUBLIC_URL: wrong }), ConfigError, wrong);
+  }
+});
+
+t.test('email: smtp_url (a secret: DBMON_EMAIL_SMTP_URL or _FILE) needs from; errors never repeat the URL', async (t) => {
+  t.same(loadServerConfig({}, {}).email, {}, 'no mail by default');
+  t.equal(smtpSettingsOf(loadServerConfig({}, {})), undefined);
+  const smtpUrl = 'smtps://dbmon%40example.com:s3cret%2Fpw@mail.example.com:465';
+  const config = loadServerConfig({}, { DBMON_EMAIL_SMTP_URL: smtpUrl, DBMON_EMAIL_FROM: 'dbmon <dbmon@example.com>' });
+  t.same(smtpSettingsOf(config), { smtpUrl, from: 'dbmon <dbmon@example.com>' });
+  const secretFile = file(`${smtpUrl}\n`);
+  t.equal(loadServerConfig({}, { DBMON_EMAIL_SMTP_URL_FILE: secretFile, DBMON_EMAIL_FROM: 'dbmon@example.com' }).email.smtp_url, smtpUrl, 'from a file');
+  t.equal(loadServerConfig({ config: file('email:\n  smtp_url: smtp://127.0.0.1:25\n  from: dbmon@example.com\n') }, {}).email.smtp_url, 'smtp://127.0.0.1:25');
+
+  const missingFrom = configError(t, () => loadServerConfig({}, { DBMON_EMAIL_SMTP_URL: smtpUrl }));
+  t.equal(missingFrom.key, 'email.from');
+  for (const wrong of ['https://mail.example.com', 'smtp://user:s3cret@mail.example.com/path', 'smtp://user:s3cret@mail.example.com?x=1', 'mail.example.com']) {
+    const error = configError(t, () => loadServerConfig({}, { DBMON_EMAIL_SMTP_URL: wrong, DBMON_EMAIL_FROM: 'dbmon@example.com' }));
+    t.equal(error.key, 'email.smtp_url', wrong);
+    t.notMatch(error.message, 's3cret', 'the password is not repeated');
+  }
+  for (const wrong of ['dbmon', 'dbmon <dbmon@example.com', 'a@b.c\r\nBcc: x@y.z']) {
+    t.equal(configError(t, () => loadServerConfig({}, { DBMON_EMAIL_FROM: wrong })).key, 'email.from', JSON.stringify(wrong));
   }
 });

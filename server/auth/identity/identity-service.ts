@@ -4,7 +4,7 @@ import type { Access, Role } from '../permissions.js';
 import type { Organization, OrganizationsRepository } from './organizations-repository.js';
 import type { Plan } from './plans.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
-import type { User, UsersRepository } from './users-repository.js';
+import type { User, UserStatus, UsersRepository } from './users-repository.js';
 import type { Transaction } from '../../storage/open-database.js';
 
 export interface NewOrganization {
@@ -16,9 +16,11 @@ export interface NewOrganization {
 export interface NewUser {
   orgId: string;
   email: string;
-  name?: string;
+  name?: string | undefined;
   role: Role;
   passwordHash?: string;
+  /** `active` unless said: an invited user has no password yet. */
+  status?: UserStatus;
 }
 
 export class IdentityService {
@@ -81,7 +83,7 @@ export class IdentityService {
       role: input.role,
       password_hash: input.passwordHash ?? null,
       created_at: now.toISOString(),
-      status: 'active',
+      status: input.status ?? 'active',
       last_sign_in_at: null,
     };
     try {

@@ -27,6 +27,11 @@ export class UsersRepository {
   readonly #setPasswordHash;
   readonly #setStatus;
   readonly #signedIn;
+  readonly #byIdInAnyOrganization;
+  readonly #page;
+  readonly #count;
+  readonly #otherActiveOwners;
+  readonly #delete;
 
   constructor(db: Db) {
     this.#insert = db.prepare<User>(
@@ -45,6 +50,13 @@ export class UsersRepository {
     this.#setPasswordHash = db.prepare<[string, string]>('UPDATE users SET password_hash = ? WHERE id = ?');
     this.#setStatus = db.prepare<[UserStatus, string, string]>('UPDATE users SET status = ? WHERE org_id = ? AND id = ?');
     this.#signedIn = db.prepare<[string, string]>('UPDATE users SET last_sign_in_at = ? WHERE id = ?');
+    this.#byIdInAnyOrganization = db.prepare<[string], User>('SELECT * FROM users WHERE id = ?');
+    this.#page = db.prepare<[string, number, number], User>('SELECT * FROM users WHERE org_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?');
+    this.#count = db.prepare<[string], number>('SELECT count(*) FROM users WHERE org_id = ?').pluck();
+    this.#otherActiveOwners = db.prepare<[string, string], number>(
+      "SELECT count(*) FROM users WHERE org_id = ? AND id <> ? AND role = 'owner' AND status = 'active'",
+    ).pluck();
+    this.#delete = db.prepare<[string, string]>('DELETE FROM users WHERE org_id = ? AND id = ?');
   }
 
   insert(user: User): void {
@@ -86,5 +98,25 @@ export class UsersRepository {
 
   recordSignIn(id: string, at: string): void {
     this.#signedIn.run(at, id);
+  }
+
+  /** A user named by a one-time link, which knows no organization. */
+  findByIdInAnyOrganization(id: string): User | undefined {
+    return this.#byIdInAnyOrganization.get(id);
+  }
+
+  /** One page of the organization's users, oldest first, and how many there are. */
+  page(orgId: string, limit: number, offset: number): { rows: User[]; total: number } {
+    return { rows: this.#page.all(orgId, limit, offset), total: this.#count.get(orgId)! };
+  }
+
+  /** Active owners of the organization other than `userId`. */
+  otherActiveOwners(orgId: string, userId: string): number {
+    return this.#otherActiveOwners.get(orgId, userId)!;
+  }
+
+  /** Removes the user; their sessions, keys and links go with them (foreign keys cascade). */
+  delete(orgId: string, id: string): boolean {
+    return this.#delete.run(orgId, id).changes === 1;
   }
 }

@@ -1,20 +1,11 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
-import type { AccessRequirement } from '../../http/authenticate.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import type { Organization } from '../identity/organizations-repository.js';
-import { personCredentials } from '../principal.js';
+import { administration, administrationNote } from '../administration.js';
 import { organizationChangeBody, organizationRecord, organizationSettingsChangeBody, organizationSettingsRecord } from './organization-schema.js';
 import type { OrganizationSettingsService } from './organization-settings-service.js';
 
 const tag = 'Organization';
-const administrators = ['owner', 'admin'] as const;
-const administration = (access: 'read' | 'write'): AccessRequirement => ({
-  access,
-  roles: administrators,
-  credentials: personCredentials,
-  ...(access === 'write' && { scope: 'api_keys' }),
-});
-const administrationNote = 'Owners and admins, through a session or a personal token (writes through a token need the `api_keys` scope).';
 
 function presentOrganization(organization: Organization) {
   return { id: organization.id, name: organization.name, slug: organization.slug, plan: organization.plan, created_at: organization.created_at };

@@ -1,5 +1,5 @@
-import { randomBase62 } from '../../crypto/base62.js';
 import { newId } from '../../crypto/new-id.js';
+import { isSecretToken, newSecretToken } from '../../crypto/secret-token.js';
 import { AuthenticationError, NotFoundError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import { hashToken } from '../api-keys/api-key-token.js';
@@ -9,10 +9,6 @@ import type { SessionListRow, SessionPolicy, SessionRow, SessionsRepository } fr
 
 /** A session acts in the whole API as its user, but never as an agent. */
 const sessionScopes: readonly Scope[] = scopes.filter((scope) => scope !== 'agent');
-
-/** base62 characters of the cookie's secret: about 256 bits. */
-const tokenLength = 43;
-const tokenPattern = /^[0-9A-Za-z]{43}$/;
 
 /** last_active_at is written at most this often per session; the idle timer may so end a session up to this much early, never late. */
 const lastActiveResolutionMs = 60_000;
@@ -64,12 +60,12 @@ export class SessionsService {
   /** A new session for a user who just proved who they are; past the organization's limit the oldest sessions end. */
   start(user: SessionUser & { org_id: string }, client: SessionClient, now: Date): StartedSession {
     const limits = this.limitsOf(user.org_id);
-    const token = randomBase62(tokenLength);
+    const token = newSecretToken();
     const row: SessionRow = {
       id: newId('sess'),
       user_id: user.id,
       token_hash: hashToken(token),
-      csrf_token: randomBase62(tokenLength),
+      csrf_token: newSecretToken(),
       role: user.role,
       ip: client.ip,
       user_agent: client.userAgent,
@@ -90,7 +86,7 @@ export class SessionsService {
 
   /** Resolves a cookie's value to the rights in force now; throws AuthenticationError when it names no live session. */
   authenticate(token: string, now: Date): AuthenticatedSession {
-    const row = tokenPattern.test(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
+    const row = isSecretToken(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
     if (row === undefined) throw new AuthenticationError('invalid_session', 'The session is not valid; sign in again');
     if (row.user_status !== 'active') {
       this.sessions.delete(row.id);
@@ -102,7 +98,7 @@ export class SessionsService {
     }
     let renewedToken: string | undefined;
     if (row.role !== row.user_role) {
-      renewedToken = randomBase62(tokenLength);
+      renewedToken = newSecretToken();
       this.sessions.renew(row.id, hashToken(renewedToken), row.user_role, now.toISOString());
     } else if (now.getTime() - Date.parse(row.last_active_at) >= lastActiveResolutionMs) {
       this.sessions.touch(row.id, now.toISOString());
@@ -140,7 +136,7 @@ export class SessionsService {
 
   /** Ends the session whose cookie carries `token`, if any (signing in again, signing out). */
   end(token: string): void {
-    const row = tokenPattern.test(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
+    const row = isSecretToken(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
     if (row !== undefined) this.sessions.delete(row.id);
   }
 

@@ -1,0 +1,78 @@
+import { ConflictError, NotFoundError } from '../../errors.js';
+import type { Mailer } from '../../mail/mailer.js';
+import type { Transaction } from '../../storage/open-database.js';
+import type { IdentityService } from '../identity/identity-service.js';
+import type { OrganizationsRepository } from '../identity/organizations-repository.js';
+import type { User, UsersRepository } from '../identity/users-repository.js';
+import { invitationMessage } from '../one-time-links/link-messages.js';
+import type { IssuedLink, OneTimeLinks } from '../one-time-links/one-time-links.js';
+import type { Role } from '../permissions.js';
+import { requireMayGrant, requireMayManage, type Administrator } from './ownership-rules.js';
+
+export interface NewInvitation {
+  email: string;
+  name?: string | undefined;
+  role: Role;
+}
+
+/** A link shown once to the administrator, and whether it was also mailed to the invitee. */
+export interface SentLink extends IssuedLink {
+  emailSent: boolean;
+}
+
+export interface Acceptance {
+  name: string;
+  password: string;
+}
+
+/** New users: an invited account and a one-time link (7 days) with which the invitee sets a name and password. */
+export class InvitationsService {
+  constructor(
+    private readonly identity: IdentityService,
+    private readonly users: UsersRepository,
+    private readonly organizations: OrganizationsRepository,
+    private readonly links: OneTimeLinks,
+    /** Absent without `email.smtp_url`: the link is only shown. */
+    private readonly mailer: Mailer | undefined,
+    private readonly transaction: Transaction,
+  ) {}
+
+  async invite(actor: Administrator, orgId: string, input: NewInvitation, now: Date): Promise<{ user: User; invitation: SentLink }> {
+    requireMayGrant(actor, input.role);
+    const { user, link } = this.transaction(() => {
+      const user = this.identity.createUser({ orgId, email: input.email, name: input.name, role: input.role, status: 'invited' }, now);
+      return { user, link: this.links.issue('invitation', user.id, now) };
+    });
+    return { user, invitation: { ...link, emailSent: await this.#mail(actor, user, link) } };
+  }
+
+  /** A new link for a user who has not accepted yet (the old one stops working). */
+  async renew(actor: Administrator, orgId: string, userId: string, now: Date): Promise<SentLink> {
+    const user = this.users.findById(orgId, userId);
+    if (user === undefined) throw new NotFoundError(`No user ${userId}`, 'id');
+    requireMayManage(actor, user);
+    if (user.status !== 'invited') throw new ConflictError('not_invited', `User ${userId} is ${user.status}, not invited`, 'id');
+    const link = this.links.issue('invitation', user.id, now);
+    return { ...link, emailSent: await this.#mail(actor, user, link) };
+  }
+
+  /** The invitee a live link is for (the page shows the email), or undefined. */
+  invitee(token: string, now: Date): User | undefined {
+    return this.links.holder('invitation', token, now);
+  }
+
+  /** Sets the invitee's name and password and makes the account active; the link works once. */
+  accept(token: string, acceptance: Acceptance, now: Date): Promise<User> {
+    return this.links.redeem('invitation', token, acceptance.password, now, (user) => {
+      this.users.setName(user.id, acceptance.name);
+      this.users.setStatus(user.org_id, user.id, 'active');
+    });
+  }
+
+  async #mail(actor: Administrator, user: User, link: IssuedLink): Promise<boolean> {
+    if (this.mailer === undefined) return false;
+    const invitedBy = this.users.findById(user.org_id, actor.userId)!.name;
+    const organization = this.organizations.findById(user.org_id)!.name;
+    return this.mailer.send(invitationMessage({ email: user.email, role: user.role, organization, invitedBy }, link));
+  }
+}
