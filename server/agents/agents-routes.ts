@@ -1,14 +1,17 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
+import { agentIdentityOf, type AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
+import { agentPaths } from '../../common/agent-protocol/paths.js';
+import { assignments } from '../../common/agent-protocol/assignments.js';
+import { batchAck, sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
 import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
 import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
-import { assignments, ingestResult, sampleBatchSchema } from './agent-protocol-schema.js';
 import { presentAgent } from './agent-presenter.js';
-import type { AgentIdentity, AgentsService } from './agents-service.js';
+import type { AgentsService } from './agents-service.js';
 
 const agentRecord = z
   .object({
@@ -50,7 +53,7 @@ export function agentsRoutes(
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/agent/assignments',
+      path: agentPaths.assignments,
       operationId: 'getAgentAssignments',
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
@@ -64,14 +67,14 @@ export function agentsRoutes(
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/agent/samples',
+      path: agentPaths.samples,
       operationId: 'ingestSamples',
       summary: 'Store a batch of snapshots; a retried batch id is stored once',
       tag: 'Agent protocol',
       auth: { scope: 'agent', access: 'write' },
       body: sampleBatchSchema(catalog),
       compiledBody: true,
-      responses: { 200: { description: 'What was stored', schema: ingestResult }, ...errorResponses },
+      responses: { 200: { description: 'What was stored', schema: batchAck }, ...errorResponses },
       handler: (ctx, { body, principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
         const result = ingest.ingest({ kind: 'agent', agent }, body, now());
@@ -84,7 +87,5 @@ export function agentsRoutes(
 
 /** The hostname and version an agent states in its headers (ignored when malformed). */
 export function identityOf(ctx: Context): AgentIdentity {
-  const hostname = ctx.get('X-Dbmon-Agent-Hostname');
-  const version = /^dbmon-agent\/(\S{1,40})/.exec(ctx.get('User-Agent'))?.[1] ?? null;
-  return { hostname: /^[A-Za-z0-9._-]{1,253}$/.test(hostname) ? hostname : null, version };
+  return agentIdentityOf((name) => ctx.get(name));
 }

@@ -1,15 +1,11 @@
+import type { Assignments } from '../../common/agent-protocol/assignments.js';
+import type { AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
 import { newId } from '../crypto/new-id.js';
 import { PermissionError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { DatabasesRepository } from '../databases/databases-repository.js';
 import type { DatabasesService } from '../databases/databases-service.js';
-import type { Assignments } from './agent-protocol-schema.js';
 import type { AgentRow, AgentsRepository } from './agents-repository.js';
-
-export interface AgentIdentity {
-  hostname: string | null;
-  version: string | null;
-}
 
 /** last_seen_at is written at most this often: each write is a commit, and agents call several times a minute. */
 const lastSeenResolutionMs = 15_000;

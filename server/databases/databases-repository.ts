@@ -1,5 +1,6 @@
 import type { Db } from '../storage/open-database.js';
-import type { DatabaseStatus, DatabaseType } from './databases-schema.js';
+import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
+import type { DatabaseStatus } from './databases-schema.js';
 
 export interface DatabaseRow {
   id: string;

@@ -1,6 +1,7 @@
+import type { BatchAck, SampleBatch } from '../../common/agent-protocol/sample-batch.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import { placeReader, type MetricCatalog } from '../../common/metric-catalog.js';
 import type { AgentRow, AgentsRepository } from '../agents/agents-repository.js';
-import type { IngestSnapshot, SampleBatch } from '../agents/agent-protocol-schema.js';
 import type { DatabaseRow, DatabasesRepository, LastError } from '../databases/databases-repository.js';
 import type { Db } from '../storage/open-database.js';
 import type { SampleValues, SamplesRepository } from './samples-repository.js';
@@ -8,30 +9,23 @@ import type { SampleValues, SamplesRepository } from './samples-repository.js';
 /** Who sent a batch: a registered remote agent, or the server's own embedded agent. */
 export type IngestSource = { kind: 'agent'; agent: AgentRow } | { kind: 'embedded' };
 
-export interface IngestResult {
-  batch_id: string;
-  stored: number;
-  duplicate: boolean;
-  rejected: number;
-}
-
 /** Takes the statement deltas of the newly stored, reachable snapshots, inside the ingest transaction. */
 export interface StatementSink {
   /** One snapshot's deltas; an empty list is an interval in which no statement ran. */
-  record(databaseId: string, ts: number, statements: NonNullable<IngestSnapshot['statements']>): void;
+  record(databaseId: string, ts: number, statements: NonNullable<Snapshot['statements']>): void;
   /** Once per database and batch, after its snapshots: they ended intervals in [fromTs, toTs]. */
   recorded(databaseId: string, fromTs: number, toTs: number, now: Date): void;
 }
 
 /** Why a collection failed, as the database record keeps it (DatabasesService.lastErrorOf). */
-export type LastErrorOf = (database: DatabaseRow, snapshot: IngestSnapshot, at: string) => LastError | null;
+export type LastErrorOf = (database: DatabaseRow, snapshot: Snapshot, at: string) => LastError | null;
 
 /** Samples newer than this are refused: a clock that far ahead would pin "latest" in the future. */
 const maxClockSkewMs = 5 * 60_000;
 
 export class IngestService {
   /** Reads each catalog metric at its place in a snapshot, in the catalog's (and the insert's) order. */
-  readonly #readers: ((snapshot: IngestSnapshot) => number | null)[];
+  readonly #readers: ((snapshot: Snapshot) => number | null)[];
 
   constructor(
     private readonly db: Db,
@@ -51,10 +45,10 @@ export class IngestService {
   }
 
   /** One transaction per batch; a batch id seen before stores nothing and says so. */
-  ingest(source: IngestSource, batch: SampleBatch, now: Date): IngestResult {
+  ingest(source: IngestSource, batch: SampleBatch, now: Date): BatchAck {
     const nowMs = now.getTime();
     const sourceKey = source.kind === 'agent' ? source.agent.id : 'embedded';
-    return this.db.transaction((): IngestResult => {
+    return this.db.transaction((): BatchAck => {
       if (!this.samples.markBatch(sourceKey, batch.batch_id, nowMs)) {
         return { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 };
       }
@@ -62,7 +56,7 @@ export class IngestService {
       let rejected = 0;
       // Per database: looked up once, and only its newest stored snapshot updates "latest" and the status.
       const accepted = new Map<string, DatabaseRow | undefined>();
-      const newest = new Map<string, { ts: number; snapshot: IngestSnapshot }>();
+      const newest = new Map<string, { ts: number; snapshot: Snapshot }>();
       const intervals = new Map<string, { fromTs: number; toTs: number }>();
       for (const { database_id, snapshot } of batch.samples) {
         const ts = Date.parse(snapshot.timestamp);
@@ -108,7 +102,7 @@ export class IngestService {
     })();
   }
 
-  #sampleValues(databaseId: string, ts: number, snapshot: IngestSnapshot): SampleValues {
+  #sampleValues(databaseId: string, ts: number, snapshot: Snapshot): SampleValues {
     return [databaseId, ts, Number(snapshot.reachable), ...this.#readers.map((read) => read(snapshot)), snapshot.metrics.latency.source];
   }
 }

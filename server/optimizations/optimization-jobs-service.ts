@@ -1,10 +1,11 @@
+import type { AnalyzeResult, ApplyResult, JobResult, Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AgentJob, AnalyzeStatement, ApplyPayload } from '../../common/agent-protocol/optimization-jobs.js';
 import type { AgentRow } from '../agents/agents-repository.js';
 import type { DatabasesRepository } from '../databases/databases-repository.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { newId } from '../crypto/new-id.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { embeddedAgent, type JobRow, type OptimizationJobsRepository } from './optimization-jobs-repository.js';
-import type { AgentJobWire, AnalyzeResult, AnalyzeStatement, ApplyPayload, ApplyResult, JobResult, Suggestion } from './optimization-jobs-schema.js';
 import type { OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
 import { emptyOptimization, type OptimizationsService } from './optimizations-service.js';
 import type { Transaction } from '../storage/open-database.js';
@@ -50,10 +51,10 @@ export class OptimizationJobsService {
    * which takes the databases without agent_id). A lease that ran out is handed out again (analysis)
    * or ends the optimization as failed (apply: it may have half happened, so it is never re-run blindly).
    */
-  lease(agent: AgentRow | null, now: Date): AgentJobWire[] {
+  lease(agent: AgentRow | null, now: Date): AgentJob[] {
     const nowMs = now.getTime();
     return this.transaction(() => {
-      const leased: AgentJobWire[] = [];
+      const leased: AgentJob[] = [];
       for (const job of this.jobs.leasable(agent?.id ?? null, nowMs, this.policy.batchSize)) {
         const optimization = this.optimizationRows.findAnyOrg(job.optimization_id);
         const database = this.databaseRows.findAnyOrg(job.database_id);
