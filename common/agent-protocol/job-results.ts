@@ -56,3 +56,4 @@ export type JobResult = z.output<typeof jobResult>;
 export const jobReceipt = z
   .object({ job_id: z.string(), duplicate: z.boolean().describe('The result of this job had been reported before; nothing changed') })
   .meta({ id: 'AgentJobReceipt' });
+export type JobReceipt = z.output<typeof jobReceipt>;

@@ -1,4 +1,5 @@
-import type { AnalyzeResult, ApplyResult, JobResult, Suggestion } from '../../common/agent-protocol/job-results.js';
+import { connectionChangedCode } from '../../common/agent-protocol/error-codes.js';
+import type { AnalyzeResult, ApplyResult, JobReceipt, JobResult, Suggestion } from '../../common/agent-protocol/job-results.js';
 import type { AgentJob, AnalyzeStatement, ApplyPayload } from '../../common/agent-protocol/optimization-jobs.js';
 import type { AgentRow } from '../agents/agents-repository.js';
 import type { DatabasesRepository } from '../databases/databases-repository.js';
@@ -28,11 +29,6 @@ export const defaultJobLeasePolicy: JobLeasePolicy = {
   batchSize: 10,
   createdIndexGraceMs: 30 * 86_400_000,
 };
-
-export interface JobReceipt {
-  job_id: string;
-  duplicate: boolean;
-}
 
 /** The agent side of optimizations: jobs handed to the agent that monitors a database, and their results. */
 export class OptimizationJobsService {
@@ -98,7 +94,7 @@ export class OptimizationJobsService {
       if (job === undefined || job.leased_by !== (agent?.id ?? embeddedAgent)) throw new NotFoundError(`No job ${jobId} leased to this agent`, 'id');
       if (job.cancel_reason === 'connection_changed') {
         throw new ConflictError(
-          'connection_changed',
+          connectionChangedCode,
           `Job ${jobId} was cancelled: the database's connection changed after it was leased, so its result is of another database`,
           'id',
         );
