@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
-import { databaseTypeSchema, type Assignment } from './assignment.js';
+import { databaseTypeSchema, type Assignment } from './assignments/assignment.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 

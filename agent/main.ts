@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { ConfigError } from '../common/config-loader.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
-import { AssignmentStore } from './assignment-store.js';
+import { AssignmentStore } from './assignments/assignment-store.js';
 import { allPresent, checkDatabase, formatChecks } from './check/check-database.js';
 import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
-import { HttpJobSource } from './http-job-source.js';
-import { HttpTransport } from './http-transport.js';
+import { HttpJobSource } from './advisor/http-job-source.js';
+import { HttpTransport } from './delivery/http-transport.js';
 import { startAgent, type RunningAgent } from './start-agent.js';
 
 const exitUsage = 64;

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { Assignment, AssignmentSource, Assignments } from './assignment.js';
-import { AssignmentPoller } from './assignment-poller.js';
-import type { AssignmentStore } from './assignment-store.js';
-import type { BackoffPolicy } from './backoff.js';
-import { createDatabaseCollection } from './database-collection.js';
-import { DatabasePool, type CreateCollection, type DatabaseJob } from './database-pool.js';
-import { Pusher, type PusherStats } from './pusher.js';
-import { JobRunner, type JobSource } from './job-runner.js';
-import { cycleDeadlineMs, Scheduler, type JobStats } from './scheduler.js';
-import { openSpool, type SendLimits, type SpoolStats } from './spool.js';
-import type { Transport } from './transport.js';
+import type { Assignment, AssignmentSource, Assignments } from './assignments/assignment.js';
+import { AssignmentPoller } from './assignments/assignment-poller.js';
+import type { AssignmentStore } from './assignments/assignment-store.js';
+import type { BackoffPolicy } from './delivery/backoff.js';
+import { createDatabaseCollection } from './collection/database-collection.js';
+import { DatabasePool, type CreateCollection, type DatabaseTask } from './collection/database-pool.js';
+import { Pusher, type PusherStats } from './delivery/pusher.js';
+import { JobRunner, type JobSource } from './advisor/job-runner.js';
+import { cycleDeadlineMs, Scheduler, type TaskStats } from './collection/scheduler.js';
+import { openSpool, type SendLimits, type SpoolStats } from './delivery/spool.js';
+import type { Transport } from './delivery/transport.js';
 
 export interface StartAgentOptions {
   /** Where batches go: HttpTransport, or an in-process transport in the server's embedded agent. */
@@ -44,7 +44,7 @@ export interface StartAgentOptions {
 export interface AgentStatus {
   spool: SpoolStats;
   delivery: PusherStats;
-  cycles: Record<string, JobStats>;
+  cycles: Record<string, TaskStats>;
 }
 
 export interface RunningAgent {
@@ -87,17 +87,17 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
   });
 
   // The scheduler's signal is the cycle's one deadline; a cycle cut by it still spools what it collected in time.
-  const runCycle = async (job: DatabaseJob, signal: AbortSignal): Promise<void> => {
-    const snapshot = await pool.collect(job.id, now(), signal);
+  const runCycle = async (task: DatabaseTask, signal: AbortSignal): Promise<void> => {
+    const snapshot = await pool.collect(task.id, now(), signal);
     if (snapshot === undefined) return;
-    const { batchId, droppedSamples } = spool.append([{ database_id: job.id, snapshot }]);
+    const { batchId, droppedSamples } = spool.append([{ database_id: task.id, snapshot }]);
     if (droppedSamples > 0) {
       logger.warn({ droppedSamples, droppedTotal: spool.droppedTotal() }, 'spool full: the oldest samples were dropped');
     }
-    logger.debug({ databaseId: job.id, batchId, timestamp: snapshot.timestamp, reachable: snapshot.reachable }, 'sample spooled');
+    logger.debug({ databaseId: task.id, batchId, timestamp: snapshot.timestamp, reachable: snapshot.reachable }, 'sample spooled');
     pusher.notify();
   };
-  const scheduler = new Scheduler<DatabaseJob>({
+  const scheduler = new Scheduler<DatabaseTask>({
     runCycle,
     logger: logger.child({ component: 'scheduler' }),
     maxDeadlineMs,

@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { createDatabaseCollection } from '../dist/agent/database-collection.js';
+import { createDatabaseCollection } from '../dist/agent/collection/database-collection.js';
 import { createLogger } from '../dist/common/logger.js';
 import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
 import { childCpuMs, freePort, stopChild } from './child-processes.js';

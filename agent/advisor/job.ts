@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { connectionSchema, databaseTypeSchema } from '../assignment.js';
+import { connectionSchema, databaseTypeSchema } from '../assignments/assignment.js';
 
 /** What applying needs; the agent builds the SQL from these itself and never runs SQL text it is sent. */
 export const indexTargetSchema = z.object({

@@ -1,4 +1,4 @@
-import type { Assignment } from '../assignment.js';
+import type { Assignment } from '../assignments/assignment.js';
 import { openMysqlSession } from '../sources/mysql-session.js';
 import { openPostgresSession } from '../sources/postgres-session.js';
 import type { SqlSession } from '../sources/sql-session.js';

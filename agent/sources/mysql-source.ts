@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import type { Pingable } from '../collector.js';
+import type { Pingable } from '../collection/collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
 import { checkMysqlSchema } from './mysql-schema-check.js';

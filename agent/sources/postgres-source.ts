@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Pingable } from '../collector.js';
+import type { Pingable } from '../collection/collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
 import { sendCancelRequest, type BackendKey } from './postgres-cancel-request.js';

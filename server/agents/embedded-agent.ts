@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
-import { RejectedBatchError } from '../../agent/delivery-errors.js';
+import { RejectedBatchError } from '../../agent/delivery/delivery-errors.js';
 import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
-import type { Transport } from '../../agent/transport.js';
+import type { Transport } from '../../agent/delivery/transport.js';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
 import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
 import type { Services } from '../services.js';

@@ -1,4 +1,4 @@
-import { ResultRefusedError } from '../../agent/job-runner.js';
+import { ResultRefusedError } from '../../agent/advisor/job-runner.js';
 import { refusesResult } from '../../common/agent-protocol/error-codes.js';
 import { jobResult } from '../../common/agent-protocol/job-results.js';
 import { ApiError } from '../errors.js';
@@ -8,7 +8,7 @@ import type { OptimizationJobsService } from './optimization-jobs-service.js';
 /**
  * The job source of the server's embedded agent: the same leases and results as
  * `GET /v1/agent/jobs` and `POST /v1/agent/jobs/{id}/result`, in-process, for the databases
- * without agent_id. It has the shape of the agent's JobSource (agent/job-runner.ts), which
+ * without agent_id. It has the shape of the agent's JobSource (agent/advisor/job-runner.ts), which
  * validates the jobs as it would over HTTP; results are validated here the same way.
  */
 export function embeddedJobSource(jobs: OptimizationJobsService, now: () => Date) {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import t from 'tap';
-import type { Assignment } from '../../agent/assignment.js';
-import { AssignmentStore } from '../../agent/assignment-store.js';
-import type { DatabaseCollection } from '../../agent/database-collection.js';
-import { HttpTransport } from '../../agent/http-transport.js';
-import { openSpool } from '../../agent/spool.js';
+import type { Assignment } from '../../agent/assignments/assignment.js';
+import { AssignmentStore } from '../../agent/assignments/assignment-store.js';
+import type { DatabaseCollection } from '../../agent/collection/database-collection.js';
+import { HttpTransport } from '../../agent/delivery/http-transport.js';
+import { openSpool } from '../../agent/delivery/spool.js';
 import { startAgent, type StartAgentOptions } from '../../agent/start-agent.js';
 import { freePort, startBatchReceiver } from '../helpers/batch-receiver.js';
 import { captureLogger } from '../helpers/capture-logger.js';

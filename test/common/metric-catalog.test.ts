@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import t from 'tap';
-import { CollectionRunner } from '../../agent/collection-runner.js';
+import { CollectionRunner } from '../../agent/collection/collection-runner.js';
 import { metricCatalog, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
 import { historyQuery } from '../../server/metrics/metrics-schema.js';
 import { openStateDir } from '../../server/state-dir.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
-import { CollectionRunner } from '../../agent/collection-runner.js';
-import type { Collector, Pingable } from '../../agent/collector.js';
+import { CollectionRunner } from '../../agent/collection/collection-runner.js';
+import type { Collector, Pingable } from '../../agent/collection/collector.js';
 import { MysqlSource } from '../../agent/sources/mysql-source.js';
 import { PostgresSource } from '../../agent/sources/postgres-source.js';
 import type { ThrowawayMysqlDatabase } from './throwaway-mysql-database.js';

@@ -1,9 +1,9 @@
 import pino from 'pino';
-import { CollectionRunner } from '../../agent/collection-runner.js';
-import type { Collector, Pingable } from '../../agent/collector.js';
-import { HttpJobSource } from '../../agent/http-job-source.js';
-import { JobRunner } from '../../agent/job-runner.js';
-import type { Snapshot } from '../../agent/snapshot.js';
+import { CollectionRunner } from '../../agent/collection/collection-runner.js';
+import type { Collector, Pingable } from '../../agent/collection/collector.js';
+import { HttpJobSource } from '../../agent/advisor/http-job-source.js';
+import { JobRunner } from '../../agent/advisor/job-runner.js';
+import type { Snapshot } from '../../agent/collection/snapshot.js';
 import { createServiceKey, createTenant, startTestServer, type Tenant, type TestServer } from './test-server.js';
 
 export interface OptimizationFlowOptions<Source extends Pingable> {

@@ -24,16 +24,16 @@ t.test('log hygiene: no record names its component twice, no process warning', a
   });
   t.equal(created.status, 201);
   // The embedded agent's scheduler logs through a child logger of the agent's own.
-  await waitUntil('the embedded scheduler to take the database', async () => running.stdout.some((line) => parseJson(line)?.msg === 'job added'), 30_000);
+  await waitUntil('the embedded scheduler to take the database', async () => running.stdout.some((line) => parseJson(line)?.msg === 'task added'), 30_000);
   await running.stop();
   const twice = running.stdout.filter((line) => keyCount(line, 'component') > 1);
   t.same(twice, [], 'no record has the key component twice');
   t.ok(
-    running.stdout.some((line) => parseJson(line)?.msg === 'job added' && parseJson(line)?.component === 'scheduler'),
+    running.stdout.some((line) => parseJson(line)?.msg === 'task added' && parseJson(line)?.component === 'scheduler'),
     'a child names its own component',
   );
   t.ok(
-    running.stdout.some((line) => parseJson(line)?.msg === 'job added' && parseJson(line)?.agent === 'embedded'),
+    running.stdout.some((line) => parseJson(line)?.msg === 'task added' && parseJson(line)?.agent === 'embedded'),
     'and still says it is the embedded agent',
   );
   t.same(running.stderr.filter((line) => line.includes('Warning')), [], 'no process warning');

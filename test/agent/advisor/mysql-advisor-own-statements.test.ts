@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { mysqlCollectors } from '../../../agent/collectors/mysql/mysql-collectors.js';
+import { mysqlCollectors } from '../../../agent/collection/collectors/mysql/mysql-collectors.js';
 import { MysqlSource } from '../../../agent/sources/mysql-source.js';
 import { advisorJobs } from '../../helpers/advisor-jobs.js';
 import { collectionRunner } from '../../helpers/collection-under-test.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import type { Assignment } from '../../../agent/assignment.js';
+import type { Assignment } from '../../../agent/assignments/assignment.js';
 import { allPresent, checkDatabase, formatChecks } from '../../../agent/check/check-database.js';
 import { consumerRequirements } from '../../../agent/check/check-mysql.js';
 import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';

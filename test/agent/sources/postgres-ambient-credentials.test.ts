@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { collectionErrorCode } from '../../../agent/collection-error-code.js';
+import { collectionErrorCode } from '../../../agent/collection/collection-error-code.js';
 import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';
 import { openPostgresSession } from '../../../agent/sources/postgres-session.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { createDatabaseCollection } from '../../../agent/database-collection.js';
+import { createDatabaseCollection } from '../../../agent/collection/database-collection.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { startWebhookReceiver, type ReceivedWebhook } from '../../helpers/webhook-receiver.js';

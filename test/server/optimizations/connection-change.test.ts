@@ -1,6 +1,6 @@
 import t from 'tap';
-import { HttpJobSource } from '../../../agent/http-job-source.js';
-import { JobRunner } from '../../../agent/job-runner.js';
+import { HttpJobSource } from '../../../agent/advisor/http-job-source.js';
+import { JobRunner } from '../../../agent/advisor/job-runner.js';
 import { embeddedJobSource } from '../../../server/optimizations/embedded-job-source.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mysqlCollectors } from '../../../agent/collectors/mysql/mysql-collectors.js';
+import { mysqlCollectors } from '../../../agent/collection/collectors/mysql/mysql-collectors.js';
 import { MysqlSource } from '../../../agent/sources/mysql-source.js';
 import { startOptimizationFlow } from '../../helpers/optimization-flow.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';

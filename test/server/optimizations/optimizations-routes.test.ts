@@ -1,6 +1,6 @@
 import pino from 'pino';
 import t from 'tap';
-import { JobRunner } from '../../../agent/job-runner.js';
+import { JobRunner } from '../../../agent/advisor/job-runner.js';
 import { embeddedJobSource } from '../../../server/optimizations/embedded-job-source.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';

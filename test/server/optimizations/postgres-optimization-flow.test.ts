@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { postgresCollectors } from '../../../agent/collectors/postgres/postgres-collectors.js';
+import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
 import { startOptimizationFlow } from '../../helpers/optimization-flow.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';

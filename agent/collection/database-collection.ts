@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import type { Assignment } from '../assignments/assignment.js';
+import { CollectionRunner } from './collection-runner.js';
+import type { Collector } from './collector.js';
+import { createHostCollector } from './collectors/host.js';
+import { mysqlCollectors } from './collectors/mysql/mysql-collectors.js';
+import { postgresCollectors } from './collectors/postgres/postgres-collectors.js';
+import type { Snapshot } from './snapshot.js';
+import type { SourceOptions } from '../sources/connection-settings.js';
+import { MysqlSource } from '../sources/mysql-source.js';
+import { PostgresSource } from '../sources/postgres-source.js';
+
+/** Everything needed to collect one assigned database: its connection and its runner. */
+export interface DatabaseCollection {
+  /** One cycle, ended by `signal` (the scheduler's deadline). */
+  collect(now: Date, signal: AbortSignal): Promise<Snapshot>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseCollectionOptions {
+  logger: Logger;
+  /** The cycle's deadline: the engine-side statement timeout, a backstop should a cancel not reach the engine. */
+  timeoutMs: number;
+  /** Where procfs is mounted, for the host collector. */
+  procRoot: string;
+  /** The file system whose usage is reported as disk_usage. */
+  diskPath: string;
+}
+
+/** Builds the source and the collectors (the engine's set, then the host) for one assigned database. */
+export function createDatabaseCollection(assignment: Assignment, options: DatabaseCollectionOptions): DatabaseCollection {
+  const { logger, timeoutMs } = options;
+  const sourceOptions: SourceOptions = { statementTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 10_000) };
+  const host = createHostCollector({ procRoot: options.procRoot, diskPath: options.diskPath });
+  if (assignment.type === 'postgresql') {
+    const source = new PostgresSource(assignment.connection, sourceOptions);
+    const collectors: Collector<PostgresSource>[] = [...postgresCollectors, host];
+    return wrap(new CollectionRunner({ source, collectors, logger }), source);
+  }
+  const source = new MysqlSource(assignment.connection, sourceOptions);
+  const collectors: Collector<MysqlSource>[] = [...mysqlCollectors, host];
+  return wrap(new CollectionRunner({ source, collectors, logger }), source);
+}
+
+function wrap(runner: Pick<DatabaseCollection, 'collect'>, source: { close(): Promise<void> }): DatabaseCollection {
+  return { collect: (now, signal) => runner.collect(now, signal), close: () => source.close() };
+}

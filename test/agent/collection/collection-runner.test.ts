@@ -1,0 +1,113 @@
+import pino from 'pino';
+import t from 'tap';
+import { CollectionRunner } from '../../../agent/collection/collection-runner.js';
+import type { Collector, Pingable } from '../../../agent/collection/collector.js';
+import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
+import { DeadlineExceededError } from '../../../agent/collection/scheduler.js';
+import { PostgresSource } from '../../../agent/sources/postgres-source.js';
+import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
+
+const logger = pino({ level: 'silent' });
+const sourceOptions = { statementTimeoutMs: 5000, connectTimeoutMs: 2000 };
+const reachable: Pingable = { ping: async () => undefined };
+
+const fixed = (name: string, contribution: Awaited<ReturnType<Collector<Pingable>['collect']>>): Collector<Pingable> => ({
+  name,
+  collect: async () => contribution,
+});
+
+t.test('a failing collector costs only its own part of the snapshot', async (t) => {
+  const runner = new CollectionRunner({
+    source: reachable,
+    logger,
+    collectors: [
+      fixed('version', { version: '15.2', counters: { a: 1 } }),
+      { name: 'broken', collect: async () => Promise.reject(new Error('view is missing')) },
+      fixed('connections', {
+        values: { 'connections.active': 1, 'connections.idle': 2, 'connections.total': 3, 'connections.max': 100 },
+        counters: { b: 2 },
+      }),
+    ],
+  });
+  const snapshot = await runner.collect(new Date('2026-01-01T00:00:00Z'));
+  t.equal(snapshot.reachable, true);
+  t.equal(snapshot.timestamp, '2026-01-01T00:00:00.000Z');
+  t.equal(snapshot.version, '15.2');
+  t.same(snapshot.metrics.connections, { active: 1, idle: 2, total: 3, max: 100 });
+  t.same(snapshot.counters, { a: 1, b: 2 });
+  t.same(
+    snapshot.collectors.map(({ name, success, error }) => ({ name, success, error })),
+    [
+      { name: 'version', success: true, error: undefined },
+      { name: 'broken', success: false, error: 'view is missing' },
+      { name: 'connections', success: true, error: undefined },
+    ],
+  );
+  t.ok(snapshot.collectors.every((outcome) => outcome.duration_ms >= 0));
+  t.same(JSON.parse(JSON.stringify(snapshot)), snapshot, 'plain JSON');
+});
+
+t.test('the cycle deadline stops a hanging collector and the cycle still answers', async (t) => {
+  const hanging: Collector<Pingable> = {
+    name: 'hanging',
+    collect: (_source, { signal }) =>
+      new Promise((resolve, reject) => {
+        const slow = setTimeout(() => resolve({}), 10_000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(slow);
+          reject(signal.reason);
+        });
+      }),
+  };
+  const runner = new CollectionRunner({
+    source: reachable,
+    logger,
+    collectors: [fixed('first', { version: '1' }), hanging, fixed('late', { values: { database_size_bytes: 1 } })],
+  });
+  const deadline = new AbortController();
+  setTimeout(() => deadline.abort(new DeadlineExceededError(200)), 200);
+  const started = Date.now();
+  const snapshot = await runner.collect(new Date(), deadline.signal);
+  t.ok(Date.now() - started < 1000, 'returned soon after the deadline');
+  t.equal(snapshot.version, '1');
+  t.same(
+    snapshot.collectors.map(({ name, success }) => [name, success]),
+    [['first', true], ['hanging', false], ['late', false]],
+    'collectors after the deadline do not run',
+  );
+  t.match(snapshot.collectors[1]?.error, /deadline of 200 ms exceeded/);
+  t.match(snapshot.collectors[2]?.error, /deadline of 200 ms exceeded/, 'the reason is the deadline, for those not run too');
+});
+
+t.test('an unreachable database gives a snapshot that says so', async (t) => {
+  const source = new PostgresSource(
+    { host: '127.0.0.1', port: 1, database: 'none', username: 'postgres', ssl: false },
+    sourceOptions,
+  );
+  t.teardown(() => source.close());
+  const runner = new CollectionRunner({ source, logger, collectors: postgresCollectors });
+  const snapshot = await runner.collect();
+  t.equal(snapshot.reachable, false);
+  t.match(snapshot.error, /ECONNREFUSED/);
+  t.equal(snapshot.version, null);
+  t.same(snapshot.collectors, []);
+});
+
+t.test('the source reconnects by itself after its session was killed', async (t) => {
+  const database = await createThrowawayPostgresDatabase();
+  const source = new PostgresSource(database.settings, sourceOptions);
+  t.teardown(async () => {
+    await source.close();
+    await database.drop();
+  });
+  const runner = new CollectionRunner({ source, logger, collectors: postgresCollectors });
+  t.equal((await runner.collect()).reachable, true);
+  const killed = await database.admin(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'dbmon'",
+    [database.name],
+  );
+  t.equal(killed.rowCount, 1, "killed the agent's session");
+  const snapshot = await runner.collect();
+  t.equal(snapshot.reachable, true, 'the next cycle opens a new session');
+  t.ok(snapshot.collectors.every((outcome) => outcome.success), JSON.stringify(snapshot.collectors));
+});
