@@ -23,11 +23,11 @@ export const assignment = z.object({
 export type AssignedDatabase = z.output<typeof assignment>;
 
 /** The body of `GET /v1/agent/assignments`. */
-export const assignments = z
+export const agentAssignments = z
   .object({
     /** null for the server's embedded agent. */
     agent_id: z.string().nullable(),
     databases: z.array(assignment),
   })
   .meta({ id: 'AgentAssignments' });
-export type Assignments = z.output<typeof assignments>;
+export type Assignments = z.output<typeof agentAssignments>;

@@ -20,7 +20,7 @@ export const collectionErrorCodes = [
 export type CollectionErrorCode = (typeof collectionErrorCodes)[number];
 
 /** What the server accepts as a collection error code: any well-formed one, so a newer agent's codes pass. */
-export const collectionErrorCode = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+export const collectionErrorCodeFormat = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
 
 /** The code of a 409 to a job result: the database's connection changed after the job was leased. */
 export const connectionChangedCode = 'connection_changed';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MetricCatalog, MetricDefinition, SnapshotMetricFields } from '../metric-catalog.js';
 import { nestedShape } from '../nested-shape.js';
-import { collectionErrorCode } from './error-codes.js';
+import { collectionErrorCodeFormat } from './error-codes.js';
 import { maxErrorLength, maxQueryLength, maxStatementsPerSnapshot } from './limits.js';
 
 /** How a snapshot's latencies were obtained; null when it has none. */
@@ -43,7 +43,7 @@ const snapshotEnvelope = {
   timestamp: z.iso.datetime({ offset: true }),
   reachable: z.boolean(),
   error: z.string().max(maxErrorLength).optional(),
-  error_code: collectionErrorCode.optional().describe('With an unreachable snapshot: why, as a stable code (see Database.last_error.code)'),
+  error_code: collectionErrorCodeFormat.optional().describe('With an unreachable snapshot: why, as a stable code (see Database.last_error.code)'),
   version: z.string().max(200).nullable(),
   /** Raw cumulative engine counters, named like postgres_exporter / mysqld_exporter. */
   counters: z.record(z.string().max(200), z.number()),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Context } from 'koa';
 import { agentIdentityOf, type AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
 import { agentPaths } from '../../common/agent-protocol/paths.js';
-import { assignments } from '../../common/agent-protocol/assignments.js';
+import { agentAssignments } from '../../common/agent-protocol/assignments.js';
 import { batchAck, sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
 import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -58,7 +58,7 @@ export function agentsRoutes(
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
       auth: { scope: 'agent', access: 'read' },
-      responses: { 200: { description: 'Assignments', schema: assignments }, ...errorResponses },
+      responses: { 200: { description: 'Assignments', schema: agentAssignments }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
         ctx.set('Cache-Control', 'no-store');

@@ -28,6 +28,8 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
   const { services, serverMetrics, now } = options;
   const sampleBatchBody = sampleBatchSchema(services.catalog);
   const transport: Transport = {
+    // The agent's batch and ingest's input are one type (common/agent-protocol/); the values are
+    // still checked as on the HTTP path, so both refuse the same batches.
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);
       if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);

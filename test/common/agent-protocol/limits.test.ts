@@ -1,5 +1,5 @@
 import t from 'tap';
-import { assignments } from '../../../common/agent-protocol/assignments.js';
+import { agentAssignments } from '../../../common/agent-protocol/assignments.js';
 import { batchIdLength, maxBatchSamples, maxErrorLength, maxQueryLength, maxStatementsPerSnapshot } from '../../../common/agent-protocol/limits.js';
 import { sampleBatchSchema } from '../../../common/agent-protocol/sample-batch.js';
 import type { Snapshot, StatementStats } from '../../../common/agent-protocol/snapshot.js';
@@ -64,14 +64,14 @@ t.test('an assigned connection names a host and a user, on a real port', async (
     agent_id: 'agent_1',
     databases: [{ id: 'db_1', name: 'orders', type: 'postgresql', interval_seconds: 60, connection: { ...connection, ...overrides } }],
   });
-  t.ok(assignments.safeParse(body({})).success);
+  t.ok(agentAssignments.safeParse(body({})).success);
   for (const [overrides, field] of [
     [{ host: '' }, 'host'],
     [{ username: '' }, 'username'],
     [{ port: 0 }, 'port'],
     [{ port: 65_536 }, 'port'],
   ] as const) {
-    const parsed = assignments.safeParse(body(overrides));
+    const parsed = agentAssignments.safeParse(body(overrides));
     t.same(parsed.error?.issues.map((issue) => issue.path.join('.')), [`databases.0.connection.${field}`], JSON.stringify(overrides));
   }
 });
