@@ -1,11 +1,8 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { agentsRoutes } from './agents/agents-routes.js';
-import { alertsRoutes } from './alerts/alerts-routes.js';
-import { apiKeysRoutes } from './auth/api-keys/api-keys-routes.js';
-import { databasesRoutes } from './databases/databases-routes.js';
 import { healthRoutes } from './health/health-routes.js';
+import type { CredentialResolver } from './auth/credentials/credential-resolver.js';
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/authenticate.js';
 import { clientAddress } from './http/client-address.js';
@@ -14,25 +11,22 @@ import { jsonBody } from './http/json-body.js';
 import { rateLimit } from './http/rate-limit.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
-import { mountRoutes } from './http/route.js';
+import { mountRoutes, type RouteDefinition } from './http/route.js';
 import { TrustedProxies } from './http/trusted-proxies.js';
 import { unmatched } from './http/unmatched.js';
 import { metricsEndpointRoutes } from './metrics-endpoint/metrics-endpoint-routes.js';
 import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
-import { metricsRoutes } from './metrics/metrics-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
-import { optimizationJobsRoutes } from './optimizations/optimization-jobs-routes.js';
-import { optimizationsRoutes } from './optimizations/optimizations-routes.js';
-import { queriesRoutes } from './queries/queries-routes.js';
-import type { Services } from './services.js';
 import type { Db } from './storage/open-database.js';
-import { webhooksRoutes } from './webhooks/webhooks-routes.js';
 
 export interface AppDependencies {
   db: Db;
   logger: Logger;
-  services: Services;
+  /** The credentials /v1 accepts, in the order they are looked for (auth/create-accounts.ts). */
+  credentials: readonly CredentialResolver[];
+  /** Every feature's API routes (compose-services.ts). */
+  routes: readonly RouteDefinition[];
   serverMetrics: ServerMetrics;
   rateLimiter: RateLimiter;
   now: () => Date;
@@ -45,21 +39,13 @@ export interface AppDependencies {
 
 /** Builds the Koa application; it never listens, so tests drive `app.callback()` directly. */
 export function createApp(deps: AppDependencies): Koa {
-  const { services, now } = deps;
+  const { now } = deps;
   // Koa's own proxy mode would believe X-Forwarded-For from anyone; clientAddress() sets ctx.ip instead.
   const app = new Koa({ proxy: false });
   const routes = [
     ...healthRoutes(deps.db),
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
-    ...apiKeysRoutes(services.apiKeys, now),
-    ...databasesRoutes(services.databases, services.databaseListPages, now),
-    ...metricsRoutes(services.databases, services.metrics, services.catalog, now),
-    ...agentsRoutes(services.agents, services.ingest, deps.serverMetrics, services.catalog, now),
-    ...alertsRoutes(services.alertRules, services.alerts, now),
-    ...webhooksRoutes(services.webhooks, now),
-    ...queriesRoutes(services.databases, services.queries, now),
-    ...optimizationsRoutes(services.optimizations, now),
-    ...optimizationJobsRoutes(services.agents, services.optimizationJobs, now),
+    ...deps.routes,
   ];
   // Exact paths only: a route that also answered /V1/... or /v1/x/ would be reached around the /v1 middleware.
   const router = new Router({ sensitive: true, strict: true });
@@ -69,7 +55,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
-  app.use(onlyUnderV1(authenticate(services.apiKeys, now)));
+  app.use(onlyUnderV1(authenticate(deps.credentials, now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
   for (const middleware of jsonBody(deps.bodyLimitBytes)) app.use(middleware);

@@ -37,6 +37,16 @@ const serverConfigSchema = z.strictObject({
           z.array(z.string().refine((entry) => parseAddressRange(entry) !== undefined, { error: (issue) => `${String(issue.input)} is not an IP address or CIDR range` })),
         )
         .default([]),
+      // The origin of every absolute link the server writes; https also makes the session cookie Secure and __Host-.
+      public_url: z
+        .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+        .refine((url) => {
+          if (!URL.canParse(url)) return false;
+          const { pathname, search, hash, username, password } = new URL(url);
+          return pathname === '/' && search === '' && hash === '' && username === '' && password === '';
+        }, 'must be an origin only (scheme, host and port; no path, query or credentials)')
+        .transform((url) => new URL(url).origin)
+        .optional(),
     })
     .prefault({}),
   state_dir: z.string().min(1).default('./data'),
@@ -80,12 +90,19 @@ const serverConfigSchema = z.strictObject({
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;
 
+/** `server.public_url`, or by default the address and port the server is configured to listen on. */
+export function publicUrlOf(config: ServerConfig): string {
+  const { host, port, public_url: publicUrl } = config.server;
+  return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 const bindings: readonly ConfigBinding[] = [
   { path: 'server.host', env: 'DBMON_HOST', flag: 'host', text: true },
   { path: 'server.port', env: 'DBMON_PORT', flag: 'port' },
   { path: 'server.body_limit_bytes', env: 'DBMON_BODY_LIMIT_BYTES' },
   { path: 'server.shutdown_timeout_seconds', env: 'DBMON_SHUTDOWN_TIMEOUT_SECONDS' },
   { path: 'server.trusted_proxies', env: 'DBMON_TRUSTED_PROXIES', text: true },
+  { path: 'server.public_url', env: 'DBMON_PUBLIC_URL', text: true },
   { path: 'state_dir', env: 'DBMON_STATE_DIR', flag: 'state-dir', text: true },
   { path: 'secret_key', env: 'DBMON_SECRET_KEY', secret: true, credential: 'secret-key' },
   { path: 'log.level', env: 'DBMON_LOG_LEVEL', flag: 'log-level' },

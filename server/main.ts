@@ -4,22 +4,17 @@ import { join } from 'node:path';
 import { ConfigError } from '../common/config-loader.js';
 import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
-import { startEmbeddedAgent } from './agents/embedded-agent.js';
-import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
-import { loadServerConfig, parseServerFlags, weakenedDefaults, type ServerConfig } from './config.js';
-import { RateLimiter } from './http/rate-limiter.js';
+import { composeServer } from './compose-server.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { closeGracefully, listen } from './http-server.js';
-import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
 import { maintainMetricStorage } from './metrics/storage-maintenance.js';
 import { startPeriodicTask } from './periodic-task.js';
-import { createServices } from './services.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
 import { listenError, stateDirError } from './start-up-error.js';
 import { acquireStateLock } from './state-lock.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
-import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 
 const exitConfigError = 78;
 
@@ -32,26 +27,21 @@ async function main(): Promise<void> {
   const logger = createLogger(config.log.level);
   const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
-  const services = createServices(db, secretKey, config.retention, {
+  const composed = composeServer(db, secretKey, {
+    retention: config.retention,
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
     maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
-  });
-
-  const serverMetrics = createServerMetrics(services, now);
-  const app = createApp({
-    db,
     logger,
-    services,
-    serverMetrics,
-    metricsToken: config.metrics.token,
-    rateLimiter: new RateLimiter(),
     now,
+    metricsToken: config.metrics.token,
     bodyLimitBytes: config.server.body_limit_bytes,
     version: packageVersion(),
     trustedProxies: config.server.trusted_proxies,
+    publicUrl: publicUrlOf(config),
   });
-  const server = await listen(app, config.server.host, config.server.port, logger).catch((error: unknown) => {
+  const { services } = composed;
+  const server = await listen(composed.app, config.server.host, config.server.port, logger).catch((error: unknown) => {
     throw listenError(error, config.server.host, config.server.port);
   });
   // Only once the port is ours: a start that cannot listen leaves no organization or credentials behind.
@@ -61,9 +51,7 @@ async function main(): Promise<void> {
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
   // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.
   const alertEvaluation = startPeriodicTask('alert evaluation', 15_000, () => services.alerting.evaluateAll(now()), logger);
-  const dispatcher = new WebhookDispatcher({
-    deliveries: services.webhookDeliveries,
-    guard: services.webhookDestinations,
+  const dispatcher = composed.webhookDispatcher({
     logger: logger.child({ component: 'webhooks' }),
     now,
     userAgent: `dbmon-webhooks/${packageVersion()}`,
@@ -71,9 +59,7 @@ async function main(): Promise<void> {
   dispatcher.start();
   const maintenance = startPeriodicTask('metric storage maintenance', 60_000, () => maintainMetricStorage(services, now()), logger);
   const embeddedAgent = config.agent.embedded
-    ? startEmbeddedAgent({
-        services,
-        serverMetrics,
+    ? composed.startEmbeddedAgent({
         spoolPath: join(config.state_dir, 'embedded-agent-spool.db'),
         maxSpoolSamples: config.agent.spool_max_samples,
         // Not `component`: the agent binds that on its own parts (pusher, scheduler), and pino would write both.

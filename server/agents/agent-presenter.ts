@@ -1,4 +1,4 @@
-import type { AgentRow } from './agents-repository.js';
+import type { AgentRow } from './agent-row.js';
 
 export function presentAgent(row: AgentRow) {
   return {

@@ -1,16 +1,5 @@
 import type { Db } from '../storage/open-database.js';
-
-export interface AgentRow {
-  id: string;
-  org_id: string;
-  api_key_id: string;
-  name: string;
-  hostname: string | null;
-  version: string | null;
-  spool_dropped_total: number;
-  last_seen_at: string;
-  created_at: string;
-}
+import type { AgentRow } from './agent-row.js';
 
 export class AgentsRepository {
   readonly #insert;

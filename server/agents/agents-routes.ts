@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
+import { agentAssignments } from '../../common/agent-protocol/assignments.js';
 import { agentIdentityOf, type AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
 import { agentPaths } from '../../common/agent-protocol/paths.js';
-import { agentAssignments } from '../../common/agent-protocol/assignments.js';
-import { batchAck, sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
-import type { MetricCatalog } from '../../common/metric-catalog.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
-import type { IngestService } from '../metrics/ingest-service.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import { agentAccess } from './agent-access.js';
 import { presentAgent } from './agent-presenter.js';
 import type { AgentsService } from './agents-service.js';
 
@@ -25,13 +22,7 @@ const agentRecord = z
   })
   .meta({ id: 'Agent' });
 
-export function agentsRoutes(
-  agents: AgentsService,
-  ingest: IngestService,
-  serverMetrics: ServerMetrics,
-  catalog: MetricCatalog,
-  now: () => Date,
-): RouteDefinition[] {
+export function agentsRoutes(agents: AgentsService, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -57,29 +48,12 @@ export function agentsRoutes(
       operationId: 'getAgentAssignments',
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'read' },
+      auth: agentAccess('read'),
       responses: { 200: { description: 'Assignments', schema: agentAssignments }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
         ctx.set('Cache-Control', 'no-store');
         ctx.body = agents.assignments(agent.id);
-      },
-    }),
-    defineRoute({
-      method: 'post',
-      path: agentPaths.samples,
-      operationId: 'ingestSamples',
-      summary: 'Store a batch of snapshots; a retried batch id is stored once',
-      tag: 'Agent protocol',
-      auth: { scope: 'agent', access: 'write' },
-      body: sampleBatchSchema(catalog),
-      compiledBody: true,
-      responses: { 200: { description: 'What was stored', schema: batchAck }, ...errorResponses },
-      handler: (ctx, { body, principal }) => {
-        const agent = agents.identify(principal, identityOf(ctx), now());
-        const result = ingest.ingest({ kind: 'agent', agent }, body, now());
-        serverMetrics.recordIngest(result);
-        ctx.body = result;
       },
     }),
   ];

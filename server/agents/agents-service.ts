@@ -1,14 +1,19 @@
-import type { Assignments } from '../../common/agent-protocol/assignments.js';
+import type { AgentConnection, Assignments } from '../../common/agent-protocol/assignments.js';
 import type { AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
 import { newId } from '../crypto/new-id.js';
-import { PermissionError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
-import type { DatabasesService } from '../databases/databases-service.js';
-import type { AgentRow, AgentsRepository } from './agents-repository.js';
+import type { DatabaseRow } from '../databases/database-row.js';
+import type { AgentRow } from './agent-row.js';
+import type { AgentsRepository } from './agents-repository.js';
 
 /** last_seen_at is written at most this often: each write is a commit, and agents call several times a minute. */
 const lastSeenResolutionMs = 15_000;
+
+/** The databases feature, as assignments read it. */
+export interface AssignableDatabases {
+  assignedTo(agentId: string | null): DatabaseRow[];
+  connectionOf(row: DatabaseRow): AgentConnection;
+}
 
 function changed(agent: AgentRow, identity: AgentIdentity): boolean {
   return (identity.hostname !== null && identity.hostname !== agent.hostname) || (identity.version !== null && identity.version !== agent.version);
@@ -17,15 +22,14 @@ function changed(agent: AgentRow, identity: AgentIdentity): boolean {
 export class AgentsService {
   constructor(
     private readonly agents: AgentsRepository,
-    private readonly databaseRows: DatabasesRepository,
-    private readonly databases: DatabasesService,
+    private readonly databases: AssignableDatabases,
   ) {}
 
-  /** The agent behind a service-account key; it appears on its first authenticated call. */
+  /** The agent behind a service-account key (the only credential its routes accept); it appears on its first authenticated call. */
   identify(principal: Principal, identity: AgentIdentity, now: Date): AgentRow {
-    if (principal.kind !== 'service_account') throw new PermissionError('Agents authenticate with a service-account key');
     const at = now.toISOString();
-    const existing = this.agents.findByApiKey(principal.credentialId);
+    const keyId = principal.credential.id;
+    const existing = this.agents.findByApiKey(keyId);
     if (existing !== undefined) {
       if (changed(existing, identity) || now.getTime() - Date.parse(existing.last_seen_at) >= lastSeenResolutionMs) {
         this.agents.markSeen(existing.id, identity.hostname, identity.version, at);
@@ -36,8 +40,8 @@ export class AgentsService {
     const agent: AgentRow = {
       id: newId('agent'),
       org_id: principal.orgId,
-      api_key_id: principal.credentialId,
-      name: identity.hostname ?? principal.credentialId,
+      api_key_id: keyId,
+      name: identity.hostname ?? keyId,
       hostname: identity.hostname,
       version: identity.version,
       spool_dropped_total: 0,
@@ -52,7 +56,7 @@ export class AgentsService {
   assignments(agentId: string | null): Assignments {
     return {
       agent_id: agentId,
-      databases: this.databaseRows.assignedTo(agentId).map((row) => ({
+      databases: this.databases.assignedTo(agentId).map((row) => ({
         id: row.id,
         name: row.name,
         type: row.type,

@@ -3,13 +3,20 @@ import { sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
 import { RejectedBatchError } from '../../agent/delivery/delivery-errors.js';
 import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
 import type { Transport } from '../../agent/delivery/transport.js';
-import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import type { MetricCatalog } from '../../common/metric-catalog.js';
+import type { IngestCounter } from '../metrics/ingest-routes.js';
+import type { IngestService } from '../metrics/ingest-service.js';
 import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
-import type { Services } from '../services.js';
+import type { OptimizationJobsService } from '../optimizations/optimization-jobs-service.js';
+import type { AgentsService } from './agents-service.js';
 
 export interface EmbeddedAgentOptions {
-  services: Services;
-  serverMetrics: ServerMetrics;
+  /** Where its batches go: the metrics feature's ingest, counted as the ingest route counts them. */
+  ingest: Pick<IngestService, 'ingest'>;
+  counter: IngestCounter;
+  catalog: MetricCatalog;
+  agents: Pick<AgentsService, 'assignments'>;
+  jobs: OptimizationJobsService;
   spoolPath: string;
   maxSpoolSamples: number;
   logger: Logger;
@@ -25,28 +32,28 @@ export interface EmbeddedAgentOptions {
  * an agent: batches still go through a spool, then straight into ingest instead of over HTTP.
  */
 export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent {
-  const { services, serverMetrics, now } = options;
-  const sampleBatchBody = sampleBatchSchema(services.catalog);
+  const { ingest, counter, agents, now } = options;
+  const sampleBatchBody = sampleBatchSchema(options.catalog);
   const transport: Transport = {
     // The agent's batch and ingest's input are one type (common/agent-protocol/); the values are
     // still checked as on the HTTP path, so both refuse the same batches.
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);
       if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);
-      const result = services.ingest.ingest({ kind: 'embedded' }, parsed.data, now());
-      serverMetrics.recordIngest(result);
+      const result = ingest.ingest({ kind: 'embedded' }, parsed.data, now());
+      counter.recordIngest(result);
       return result;
     },
   };
   return startAgent({
     transport,
-    assignments: { fetchAssignments: async () => services.agents.assignments(null) },
+    assignments: { fetchAssignments: async () => agents.assignments(null) },
     spoolPath: options.spoolPath,
     maxSpoolSamples: options.maxSpoolSamples,
     logger: options.logger,
     now,
     assignmentsRefreshMs: options.assignmentsRefreshMs ?? 10_000,
-    jobs: embeddedJobSource(services.optimizationJobs, now),
+    jobs: embeddedJobSource(options.jobs, now),
     jobPollIntervalMs: 5_000,
     ...(options.random && { random: options.random }),
   });

@@ -1,13 +1,11 @@
 import { newId } from '../crypto/new-id.js';
 import { presentDatabase } from '../databases/database-presenter.js';
 import { deriveDatabaseStatus, isStale, reachabilityOf, staleReferenceMs, type ReachabilityInput } from '../databases/database-status.js';
-import type { DatabaseRow, DatabasesRepository } from '../databases/databases-repository.js';
+import type { DatabaseRow } from '../databases/database-row.js';
 import type { DatabaseStatus } from '../databases/databases-schema.js';
-import type { MonitoringResumesRepository } from '../databases/monitoring-resumes-repository.js';
-import type { SamplesRepository } from '../metrics/samples-repository.js';
 import type { EventOutbox } from '../webhooks/event-outbox.js';
 import { alertMessage, evaluateAlerts, type AlertAction, type ResolveReason, type RuleSpec } from './alert-evaluator.js';
-import { reachableMetric } from './alert-metrics.js';
+import { reachableMetric, type EvaluatedSample } from './alert-metrics.js';
 import { presentAlert } from './alert-presenter.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
@@ -15,13 +13,32 @@ import { statusMetric } from './alert-metrics.js';
 import { statusSeries } from './status-series.js';
 import type { Transaction } from '../storage/open-database.js';
 
+/** The databases feature's records, as evaluation reads them and writes the status it derives. */
+export interface EvaluatedDatabases {
+  findAnyOrg(id: string): DatabaseRow | undefined;
+  all(): DatabaseRow[];
+  setStatus(id: string, status: DatabaseStatus): void;
+}
+
+/** When monitoring of a database was last switched back on (the databases feature keeps it). */
+export interface MonitoringResumes {
+  record(databaseId: string, atMs: number): void;
+  resumedAt(databaseId: string): number | undefined;
+}
+
+/** The metrics feature's stored samples. */
+export interface EvaluatedSamples {
+  latest(databaseId: string): EvaluatedSample | undefined;
+  /** Oldest first. */
+  since(databaseId: string, fromTs: number): EvaluatedSample[];
+}
 
 export interface AlertEvaluationDependencies {
-  databases: DatabasesRepository;
-  samples: SamplesRepository;
+  databases: EvaluatedDatabases;
+  samples: EvaluatedSamples;
   rules: AlertRulesRepository;
   alerts: AlertsRepository;
-  resumes: MonitoringResumesRepository;
+  resumes: MonitoringResumes;
   events: EventOutbox;
   transaction: Transaction;
   /**
@@ -40,14 +57,15 @@ const resolutionNotes: Record<ResolveReason, string | null> = {
 /**
  * Runs the pure evaluator over what is stored and applies its decisions: alerts, the database
  * status derived from them and from reachability, and an event for every change, all in the
- * caller's transaction. Called inside each ingest transaction, after rule and database changes,
- * after a manual resolve, and on a timer (so silence is noticed).
+ * caller's transaction. Its triggers: each ingest (evaluateDatabases, the pipeline's last step),
+ * the timer (evaluateAll, so silence is noticed), a rule change (evaluateOrganization), a manual
+ * resolve (evaluateDatabases) and a database's new settings (databaseUpdated).
  */
 export class AlertEvaluationService {
   constructor(private readonly deps: AlertEvaluationDependencies) {}
 
-  /** Inside the ingest transaction: the databases that just got samples. */
-  afterIngest(databaseIds: readonly string[], now: Date): void {
+  /** In the caller's transaction: the databases that just got samples, or whose alert was resolved by hand. */
+  evaluateDatabases(databaseIds: readonly string[], now: Date): void {
     for (const id of new Set(databaseIds)) {
       const row = this.deps.databases.findAnyOrg(id);
       if (row !== undefined) this.evaluate(row, now);
@@ -69,11 +87,6 @@ export class AlertEvaluationService {
   /** After a rule changed: every database of the organization, in the caller's transaction. */
   evaluateOrganization(orgId: string, now: Date): void {
     for (const row of this.deps.databases.all()) if (row.org_id === orgId) this.evaluate(row, now);
-  }
-
-  evaluateDatabase(databaseId: string, now: Date): void {
-    const row = this.deps.databases.findAnyOrg(databaseId);
-    if (row !== undefined) this.evaluate(row, now);
   }
 
   /**

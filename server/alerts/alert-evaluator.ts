@@ -4,8 +4,7 @@ import {
   staleReferenceMs,
   type AlertSeverity,
 } from '../databases/database-status.js';
-import type { SampleRow } from '../metrics/samples-repository.js';
-import { metricValue, presentMetricValue, reachableMetric, statusMetric } from './alert-metrics.js';
+import { metricValue, presentMetricValue, reachableMetric, statusMetric, type EvaluatedSample } from './alert-metrics.js';
 
 export const operators = ['>', '>=', '<', '<=', '==', '!='] as const;
 export type Operator = (typeof operators)[number];
@@ -32,7 +31,7 @@ export interface EvaluationInput {
   /** The newest sample since monitoringSince, however old. */
   lastSample: { ts: number; reachable: number } | undefined;
   /** Samples since monitoringSince, oldest first, reaching back at least the longest rule duration plus three intervals. */
-  samples: readonly SampleRow[];
+  samples: readonly EvaluatedSample[];
   /** The enabled rules that apply to this database. */
   rules: readonly RuleSpec[];
   /** Active alerts of this database. */

@@ -1,5 +1,7 @@
-import { metricCatalog } from '../../common/metric-catalog.js';
-import type { SampleRow } from '../metrics/samples-repository.js';
+import { metricCatalog, type MetricColumns } from '../../common/metric-catalog.js';
+
+/** What evaluation reads of a stored sample (the metrics feature stores more). */
+export type EvaluatedSample = MetricColumns & { ts: number; reachable: number };
 
 /** Ratio of connections in use to the server's limit, 0..100. */
 export const usedPctMetric = 'connections.used_pct';
@@ -24,10 +26,10 @@ export function presentMetricValue(metric: string, value: number): number | Stat
   return metric === statusMetric ? statusValues[value]! : value;
 }
 
-const columnOf = new Map<string, keyof SampleRow>(metricCatalog.map((metric) => [metric.path, metric.column as keyof SampleRow]));
+const columnOf = new Map<string, keyof EvaluatedSample>(metricCatalog.map((metric) => [metric.path, metric.column as keyof EvaluatedSample]));
 
 /** The value of `metric` in one stored sample; null when the sample does not have it (a failed collection, say). */
-export function metricValue(sample: SampleRow, metric: string): number | null {
+export function metricValue(sample: EvaluatedSample, metric: string): number | null {
   if (metric === reachableMetric) return sample.reachable;
   if (metric === usedPctMetric) {
     const { connections_total: total, connections_max: max } = sample;

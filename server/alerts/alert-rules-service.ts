@@ -1,6 +1,5 @@
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { newId } from '../crypto/new-id.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
 import type { AlertEvaluationService } from './alert-evaluation-service.js';
 import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
 import type { AlertsRepository } from './alerts-repository.js';
@@ -11,12 +10,17 @@ import type { Operator } from './alert-evaluator.js';
 import type { Transaction } from '../storage/open-database.js';
 
 
+/** The databases a rule may name (the databases feature). */
+export interface RuleDatabases {
+  findById(orgId: string, id: string): object | undefined;
+}
+
 /** Rule CRUD. Every change re-evaluates the organization's databases in its transaction, so alerts of a removed rule resolve at once. */
 export class AlertRulesService {
   constructor(
     private readonly rules: AlertRulesRepository,
     private readonly alerts: AlertsRepository,
-    private readonly databases: DatabasesRepository,
+    private readonly databases: RuleDatabases,
     private readonly evaluation: AlertEvaluationService,
     private readonly transaction: Transaction,
   ) {}
@@ -35,9 +39,8 @@ export class AlertRulesService {
     this.checkDatabase(orgId, input.database_id);
     checkComparison(input.metric, input.operator, input.threshold);
     const row = this.newRow(orgId, input, now);
-    return this.transaction(() => {
+    return this.changeRules(orgId, now, () => {
       this.rules.insert(row);
-      this.evaluation.evaluateOrganization(orgId, now);
       return row;
     });
   }
@@ -61,25 +64,32 @@ export class AlertRulesService {
       enabled: patch.enabled === undefined ? current.enabled : Number(patch.enabled),
       updated_at: now.toISOString(),
     };
-    return this.transaction(() => {
+    return this.changeRules(orgId, now, () => {
       this.rules.update(next);
-      this.evaluation.evaluateOrganization(orgId, now);
       return next;
     });
   }
 
   /** Deletes the rule; its active alerts resolve (resolved_by auto) and stay in the history. */
   delete(orgId: string, id: string, now: Date): void {
-    this.transaction(() => {
+    this.changeRules(orgId, now, () => {
       if (!this.rules.delete(orgId, id)) throw new NotFoundError(`No alert rule ${id}`, 'id');
       this.alerts.dropSuppressionsOfRule(id);
-      this.evaluation.evaluateOrganization(orgId, now);
     });
   }
 
   /** The stock rules of a new organization. */
   createStockRules(orgId: string, now: Date): void {
     for (const rule of stockAlertRules) this.rules.insert(this.newRow(orgId, rule, now));
+  }
+
+  /** A change of the organization's rules, then their evaluation on its databases, in one transaction. */
+  private changeRules<T>(orgId: string, now: Date, change: () => T): T {
+    return this.transaction(() => {
+      const result = change();
+      this.evaluation.evaluateOrganization(orgId, now);
+      return result;
+    });
   }
 
   private newRow(orgId: string, input: AlertRuleCreate, now: Date): AlertRuleRow {

@@ -1,3 +1,4 @@
+import { actingUser } from '../auth/principal.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, sendList } from '../http/paging.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
@@ -153,7 +154,7 @@ export function alertsRoutes(rules: AlertRulesService, alerts: AlertsService, no
         409: { description: 'The alert is resolved already', schema: errorBody },
       },
       handler: (ctx, { params, body, principal }) => {
-        const resolvedBy = principal.userId ?? principal.credentialId;
+        const resolvedBy = actingUser(principal)?.userId ?? principal.credential.id;
         ctx.body = presentAlert(alerts.resolve(principal.orgId, params.id, resolvedBy, body.note, now()));
       },
     }),

@@ -36,7 +36,7 @@ export class AlertsService {
       this.alerts.suppress(current.rule_id, current.database_id, now.getTime());
       const row: AlertRow = { ...current, status: 'resolved', ...resolution };
       this.events.publish(orgId, 'alert.resolved', { object: presentAlert(row) }, now);
-      this.evaluation.evaluateDatabase(current.database_id, now);
+      this.evaluation.evaluateDatabases([current.database_id], now);
       return row;
     });
   }

@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../crypto/base62.js';
-import { hashPassword } from '../auth/identity/identity-service.js';
-import type { Services } from '../services.js';
+import type { ApiKeysService } from '../auth/api-keys/api-keys-service.js';
+import type { IdentityService } from '../auth/identity/identity-service.js';
+import { hashPassword } from '../auth/passwords/password-hash.js';
+import type { Transaction } from '../storage/open-database.js';
 
 export const initialAdminFileName = 'initial-admin.json';
 
@@ -18,8 +20,13 @@ export interface InitialAdmin {
  * On an empty state directory: the `default` organization, its owner and a write key, written
  * owner-only to `<state dir>/initial-admin.json`. The log names the file, never its content.
  */
-export async function ensureInitialAdmin(services: Services, stateDir: string, now: Date, logger: Logger): Promise<InitialAdmin | undefined> {
-  if (services.organizations.count() > 0) return undefined;
+export async function ensureInitialAdmin(
+  services: { identity: IdentityService; apiKeys: ApiKeysService; transaction: Transaction },
+  stateDir: string,
+  now: Date,
+  logger: Logger,
+): Promise<InitialAdmin | undefined> {
+  if (services.identity.hasOrganizations()) return undefined;
   const password = randomBase62(24);
   const passwordHash = await hashPassword(password);
   const file = join(stateDir, initialAdminFileName);

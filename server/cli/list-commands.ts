@@ -1,5 +1,6 @@
 import { presentApiKey } from '../auth/api-keys/api-key-presenter.js';
-import type { Services } from '../services.js';
+import type { ApiKeysService } from '../auth/api-keys/api-keys-service.js';
+import type { IdentityService } from '../auth/identity/identity-service.js';
 import { formatTable } from './format-table.js';
 
 export interface ListOptions {
@@ -12,8 +13,8 @@ export interface ListOptions {
 type Print = (line: string) => void;
 
 /** `dbmon orgs list`: every organization. */
-export function listOrganizations(services: Services, options: ListOptions, print: Print): void {
-  const organizations = services.identity.listOrganizations().map((organization) => ({
+export function listOrganizations(identity: IdentityService, options: ListOptions, print: Print): void {
+  const organizations = identity.listOrganizations().map((organization) => ({
     id: organization.id,
     name: organization.name,
     slug: organization.slug,
@@ -27,8 +28,8 @@ export function listOrganizations(services: Services, options: ListOptions, prin
 }
 
 /** `dbmon users list`: users and their roles; never a password hash, only whether there is one. */
-export function listUsers(services: Services, options: ListOptions, print: Print): void {
-  const users = services.identity.listUsers(options.orgId).map((user) => ({
+export function listUsers(identity: IdentityService, options: ListOptions, print: Print): void {
+  const users = identity.listUsers(options.orgId).map((user) => ({
     id: user.id,
     org_id: user.org_id,
     email: user.email,
@@ -43,8 +44,8 @@ export function listUsers(services: Services, options: ListOptions, print: Print
 }
 
 /** `dbmon keys list`: every key, revoked and expired ones included, with its state; never a key value. */
-export function listApiKeys(services: Services, options: ListOptions, print: Print): void {
-  const keys = services.apiKeys.listAll(options.orgId).map((row) => ({
+export function listApiKeys(apiKeys: ApiKeysService, options: ListOptions, print: Print): void {
+  const keys = apiKeys.listAll(options.orgId).map((row) => ({
     ...presentApiKey(row),
     org_id: row.org_id,
     state: keyState(row, options.now),

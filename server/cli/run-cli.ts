@@ -5,13 +5,13 @@ import { z } from 'zod';
 import { ConfigError } from '../../common/config-loader.js';
 import { parseDuration } from '../../common/duration.js';
 import { packageVersion } from '../../common/package-version.js';
-import { hashPassword } from '../auth/identity/identity-service.js';
-import { plans } from '../auth/identity/organizations-repository.js';
+import { hashPassword } from '../auth/passwords/password-hash.js';
+import { plans } from '../auth/identity/plans.js';
 import { accessLevels, roles, scopes } from '../auth/permissions.js';
 import { loadServerConfig, serverConfigFlags } from '../config.js';
 import { ApiError } from '../errors.js';
 import { presentApiKey } from '../auth/api-keys/api-key-presenter.js';
-import { createServices, type Services } from '../services.js';
+import { composeServices, type ServerServices } from '../compose-services.js';
 import { databaseFileName, openStateDir } from '../state-dir.js';
 import { migrate } from '../storage/migrate.js';
 import { MissingDatabaseError, StorageError } from '../storage/storage-errors.js';
@@ -128,7 +128,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stdout(applied.length === 0 ? 'schema is up to date' : `applied ${applied.map((m) => `${m.version}-${m.name}`).join(', ')}`);
         return 0;
       }
-      const services = createServices(db, secretKey, undefined, { maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization });
+      const { services } = composeServices(db, secretKey, { maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization });
       return await runCommand(command, positionals.slice(2), flags, services, io);
     } finally {
       db.close();
@@ -154,7 +154,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function runCommand(command: string, args: string[], flags: Flags, services: Services, io: CliIo): Promise<number> {
+async function runCommand(command: string, args: string[], flags: Flags, services: ServerServices, io: CliIo): Promise<number> {
   const now = io.now();
   switch (command) {
     case 'orgs create': {
@@ -226,18 +226,18 @@ async function runCommand(command: string, args: string[], flags: Flags, service
       return 0;
     }
     case 'orgs list':
-      listOrganizations(services, listOptions(flags, now), io.stdout);
+      listOrganizations(services.identity, listOptions(flags, now), io.stdout);
       return 0;
     case 'users list':
-      listUsers(services, listOptions(flags, now), io.stdout);
+      listUsers(services.identity, listOptions(flags, now), io.stdout);
       return 0;
     case 'keys list':
-      listApiKeys(services, listOptions(flags, now), io.stdout);
+      listApiKeys(services.apiKeys, listOptions(flags, now), io.stdout);
       return 0;
     case 'databases check': {
       const [id, extra] = args;
       if (id === undefined || extra !== undefined) throw new UsageError('databases check needs exactly one DB_ID');
-      return checkDatabaseCommand(services, id, io.stdout);
+      return checkDatabaseCommand(services.databases, id, io.stdout);
     }
     case 'keys revoke': {
       const [id] = args;

@@ -1,4 +1,5 @@
-import type { DatabaseRow, DatabaseSummary } from './databases-repository.js';
+import type { DatabaseRow } from './database-row.js';
+import type { DatabaseSummary } from './databases-repository.js';
 
 /** The public record: the password never leaves, only whether one is set. */
 export function presentDatabase(row: DatabaseRow | DatabaseSummary) {

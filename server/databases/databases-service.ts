@@ -1,8 +1,8 @@
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
-import type { AgentsRepository } from '../agents/agents-repository.js';
 import { newId } from '../crypto/new-id.js';
 import type { SecretBox } from '../../common/secret-box.js';
-import type { DatabaseRow, DatabasesRepository, LastError } from './databases-repository.js';
+import type { DatabaseRow, LastError } from './database-row.js';
+import type { DatabasesRepository } from './databases-repository.js';
 import { redactSecrets } from './redact-secrets.js';
 import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
 import type { DatabaseCreate, DatabaseUpdate } from './databases-schema.js';
@@ -17,6 +17,11 @@ export interface ConnectionChangeListener {
   databaseConnectionChanged(databaseId: string, now: Date): void;
 }
 
+/** The agents a database may be assigned to (the agents feature). */
+export interface AgentDirectory {
+  findById(orgId: string, agentId: string): object | undefined;
+}
+
 /** Decides a database's status after its settings changed (AlertEvaluationService: the one place status is derived). */
 export interface DatabaseStatusReconciler {
   /** Runs in the update's transaction; writes the status and its event when it changed, and returns it. */
@@ -26,7 +31,7 @@ export interface DatabaseStatusReconciler {
 export class DatabasesService {
   constructor(
     private readonly databases: DatabasesRepository,
-    private readonly agents: AgentsRepository,
+    private readonly agents: AgentDirectory,
     private readonly secrets: SecretBox,
     private readonly statuses: DatabaseStatusReconciler,
     private readonly connectionChanges: ConnectionChangeListener,
@@ -103,6 +108,21 @@ export class DatabasesService {
       if (moved) this.connectionChanges.databaseConnectionChanged(id, now);
       return { ...next, status: this.statuses.databaseUpdated(current, next, now) };
     });
+  }
+
+  /** Any organization's database: for agents, ingest and jobs, which are not scoped to a caller's organization. */
+  findAnyOrg(id: string): DatabaseRow | undefined {
+    return this.databases.findAnyOrg(id);
+  }
+
+  /** The databases an agent collects; `null` is the embedded agent. */
+  assignedTo(agentId: string | null): DatabaseRow[] {
+    return this.databases.assignedTo(agentId);
+  }
+
+  /** What a newly stored newest collection leaves on the database: the agent's version and the last error (lastErrorOf). */
+  recordCollection(row: DatabaseRow, collection: { version: string | null; reachable: boolean; error?: string | undefined; error_code?: string | undefined }, at: string): void {
+    this.databases.recordCollection(row.id, collection.version, this.lastErrorOf(row, collection, at));
   }
 
   delete(orgId: string, id: string): void {

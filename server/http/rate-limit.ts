@@ -12,7 +12,7 @@ import { hourlyLimit, planHourlyLimits, type RateLimiter } from './rate-limiter.
 export const agentHourlyFloor = 36_000;
 
 /**
- * Counts per principal, with the plan's hourly limit: a user's personal tokens together, a service
+ * Counts per principal, with the plan's hourly limit: a user's personal tokens and sessions together, a service
  * account's keys together, so minting keys buys no more requests. Without a valid credential, per
  * client address (IPv6 per /64). Agent ingest has buckets of its own so dashboard use can never
  * stop monitoring.
@@ -45,5 +45,6 @@ function principalLimit(principal: Principal, family: 'agent' | 'api'): number {
 
 /** User and service-account ids carry their kind (`usr_`, `sa_`), so the two never share a bucket. */
 function principalBucket(principal: Principal): string {
-  return principal.kind === 'personal' ? principal.userId! : principal.serviceAccountId!;
+  const { actor } = principal;
+  return actor.kind === 'user' ? actor.userId : actor.serviceAccountId;
 }

@@ -1,4 +1,4 @@
-import type { Plan } from '../auth/identity/organizations-repository.js';
+import type { Plan } from '../auth/identity/plans.js';
 
 export const planHourlyLimits: Record<Plan, number> = { free: 100, pro: 1000, enterprise: 10000 };
 

@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BatchAck } from '../../common/agent-protocol/sample-batch.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
-import type { AgentRow } from '../agents/agents-repository.js';
-import type { DatabaseRow } from '../databases/databases-repository.js';
+import type { AgentRow } from '../agents/agent-row.js';
+import type { DatabaseRow } from '../databases/database-row.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/samples-repository.js';
 
 export interface ScrapeSources {

@@ -1,6 +1,6 @@
 import { metricByPath, nestValues, rollupResolutions, type HistoryResolution, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import { InvalidRequestError } from '../errors.js';
-import type { DatabaseRow } from '../databases/databases-repository.js';
+import type { DatabaseRow } from '../databases/database-row.js';
 import type { HistoryQuery, Range } from './metrics-schema.js';
 import type { RetentionMs } from './retention.js';
 import type { RollupJob } from './rollup-job.js';

@@ -1,8 +1,9 @@
-import type { Services } from '../services.js';
+import type { QueriesService } from '../queries/queries-service.js';
+import type { RollupJob } from './rollup-job.js';
 
 /** Folds new samples into the rollups, then drops what is past retention: samples, rollups, batch ids, slow queries. */
-export function maintainMetricStorage(services: Services, now: Date): void {
-  services.rollups.fold();
-  services.rollups.expire(now.getTime());
-  services.queries.expire(now);
+export function maintainMetricStorage(storage: { rollups: RollupJob; queries: Pick<QueriesService, 'expire'> }, now: Date): void {
+  storage.rollups.fold();
+  storage.rollups.expire(now.getTime());
+  storage.queries.expire(now);
 }

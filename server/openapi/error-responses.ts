@@ -18,7 +18,15 @@ export const errorCodes = [
   'invalid_api_key',
   'expired_api_key',
   'revoked_api_key',
+  'invalid_session',
+  'session_expired',
+  'invalid_credentials',
   'insufficient_permission',
+  'credential_not_accepted',
+  'csrf_token_invalid',
+  'plan_required',
+  'would_lock_out',
+  'password_too_common',
   'ip_not_allowed',
   'resource_missing',
   'already_exists',
@@ -61,10 +69,17 @@ export const errorBody = z
 export const errorResponses: Record<number, RouteResponse> = {
   400: { description: 'Invalid request parameters or body', schema: errorBody },
   401: {
-    description: "Missing, malformed, unknown, expired or revoked API key (or the key it was made with is revoked or expired, or its user no longer exists)",
+    description:
+      'Missing, malformed, unknown, expired or revoked API key (or the key it was made with is revoked or expired, or its user no longer exists); ' +
+      'or a session cookie that names no live session (`invalid_session`, `session_expired`)',
     schema: errorBody,
   },
-  403: { description: 'The key lacks the scope or permission', schema: errorBody },
+  403: {
+    description:
+      'The credential lacks the scope, permission or role (`insufficient_permission`), the endpoint does not take its kind (`credential_not_accepted`), ' +
+      'or a session request that changes anything lacks the right X-CSRF-Token (`csrf_token_invalid`)',
+    schema: errorBody,
+  },
   404: { description: 'No such resource in this organization', schema: errorBody },
   429: {
     description:

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { credentialKinds } from '../auth/principal.js';
 import type { RouteDefinition } from '../http/route.js';
 
 const rateLimitHeaders = {
@@ -19,6 +20,22 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
     scheme: 'bearer',
     description: 'An API key: dbm_pat_... (personal) or dbm_sak_... (service account)',
   });
+  const cookie = registry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'dbmon_session',
+    description:
+      'A browser session (`__Host-dbmon_session` when server.public_url is https). Requests other than GET, HEAD and OPTIONS also need ' +
+      'the header X-CSRF-Token with the csrf_token of GET /v1/user.',
+  });
+  const securityOf = (route: RouteDefinition) => {
+    if (route.auth === 'public') return [];
+    const accepted = route.auth.credentials ?? credentialKinds;
+    return [
+      ...(accepted.some((kind) => kind !== 'session') ? [{ [bearer.name]: [] }] : []),
+      ...(accepted.includes('session') ? [{ [cookie.name]: [] }] : []),
+    ];
+  };
   for (const route of routes) {
     registry.registerPath({
       method: route.method,
@@ -27,7 +44,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
       summary: route.summary,
       ...(route.description !== undefined && { description: route.description }),
       tags: [route.tag],
-      security: route.auth === 'public' ? [] : [{ [bearer.name]: [] }],
+      security: securityOf(route),
       request: {
         ...(route.params && { params: route.params }),
         ...(route.query && { query: route.query }),

@@ -2,6 +2,7 @@ import { jobReceipt, jobResult } from '../../common/agent-protocol/job-results.j
 import { agentJobList } from '../../common/agent-protocol/optimization-jobs.js';
 import { agentPaths } from '../../common/agent-protocol/paths.js';
 import type { AgentsService } from '../agents/agents-service.js';
+import { agentAccess } from '../agents/agent-access.js';
 import { identityOf } from '../agents/agents-routes.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
@@ -22,7 +23,7 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
         'attempts in all), 24 h for apply (then the optimization fails: a build may have half happened, so it is never re-run blindly).',
       tag,
       // Leasing changes state, and a key that cannot report results must not take jobs.
-      auth: { scope: 'agent', access: 'write' },
+      auth: agentAccess('write'),
       responses: { 200: { description: 'The leased jobs; none is an empty list', schema: agentJobList }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
@@ -40,7 +41,7 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
         'username, ssl or agent_id) cancels its open jobs: the result of one leased before is refused with 409 ' +
         '`connection_changed` and must not be sent again, as is a 404 (the lease is gone) or a 400.',
       tag,
-      auth: { scope: 'agent', access: 'write' },
+      auth: agentAccess('write'),
       params: optimizationIdParams,
       body: jobResult,
       responses: {

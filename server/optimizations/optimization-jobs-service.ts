@@ -1,8 +1,7 @@
 import { connectionChangedCode } from '../../common/agent-protocol/error-codes.js';
 import type { AnalyzeResult, ApplyResult, JobReceipt, JobResult, Suggestion } from '../../common/agent-protocol/job-results.js';
 import type { AgentJob, AnalyzeStatement, ApplyPayload } from '../../common/agent-protocol/optimization-jobs.js';
-import type { AgentRow } from '../agents/agents-repository.js';
-import type { DatabasesRepository } from '../databases/databases-repository.js';
+import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { newId } from '../crypto/new-id.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
@@ -36,7 +35,6 @@ export class OptimizationJobsService {
     private readonly jobs: OptimizationJobsRepository,
     private readonly optimizationRows: OptimizationsRepository,
     private readonly optimizations: OptimizationsService,
-    private readonly databaseRows: DatabasesRepository,
     private readonly databases: DatabasesService,
     private readonly transaction: Transaction,
     private readonly policy: JobLeasePolicy = defaultJobLeasePolicy,
@@ -53,7 +51,7 @@ export class OptimizationJobsService {
       const leased: AgentJob[] = [];
       for (const job of this.jobs.leasable(agent?.id ?? null, nowMs, this.policy.batchSize)) {
         const optimization = this.optimizationRows.findAnyOrg(job.optimization_id);
-        const database = this.databaseRows.findAnyOrg(job.database_id);
+        const database = this.databases.findAnyOrg(job.database_id);
         if (optimization === undefined || database === undefined) continue;
         if (job.state === 'leased' && (job.kind === 'apply' || job.attempts >= this.policy.maxAnalyzeAttempts)) {
           this.jobs.finish(job.id, now.toISOString());

@@ -1,5 +1,5 @@
 import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
-import type { DatabaseRow } from '../databases/databases-repository.js';
+import type { DatabaseRow } from '../databases/database-row.js';
 import type { Range } from '../metrics/metrics-schema.js';
 import type { QueriesRepository, QueryRow, QuerySort, QueryTotals } from './queries-repository.js';
 import { queryIdOf } from './query-id.js';

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { createLogger } from '../../common/logger.js';
 import type { RunningAgent } from '../../agent/start-agent.js';
-import { startEmbeddedAgent, type EmbeddedAgentOptions } from '../../server/agents/embedded-agent.js';
-import { createServerMetrics } from '../../server/metrics-endpoint/create-server-metrics.js';
+import type { EmbeddedAgentRun } from '../../server/compose-server.js';
 import type { TestServer } from './test-server.js';
 
 /**
@@ -12,11 +11,9 @@ import type { TestServer } from './test-server.js';
 export function startTestEmbeddedAgent(
   t: { teardown(fn: () => unknown): void },
   server: TestServer,
-  options: Partial<Omit<EmbeddedAgentOptions, 'services'>> = {},
+  options: Partial<EmbeddedAgentRun> = {},
 ): RunningAgent {
-  const agent = startEmbeddedAgent({
-    services: server.services,
-    serverMetrics: createServerMetrics(server.services, () => new Date()),
+  const agent = server.startEmbeddedAgent({
     spoolPath: join(server.stateDir, 'embedded-spool.db'),
     maxSpoolSamples: 1000,
     logger: createLogger('silent'),

@@ -7,17 +7,16 @@ import { Writable } from 'node:stream';
 import type Koa from 'koa';
 import { createLogger } from '../../common/logger.js';
 import type { MetricCatalog } from '../../common/metric-catalog.js';
-import { createApp } from '../../server/app.js';
-import { RateLimiter } from '../../server/http/rate-limiter.js';
 import { closeGracefully, listen } from '../../server/http-server.js';
-import { createServerMetrics } from '../../server/metrics-endpoint/create-server-metrics.js';
-import { createServices, type Services } from '../../server/services.js';
+import type { RunningAgent } from '../../agent/start-agent.js';
+import { composeServer, type EmbeddedAgentRun } from '../../server/compose-server.js';
+import type { ServerServices } from '../../server/compose-services.js';
 import { openStateDir } from '../../server/state-dir.js';
-import { WebhookDispatcher, type WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
+import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
 import type { RetryPolicy } from '../../server/webhooks/retry-schedule.js';
 import { migrate } from '../../server/storage/migrate.js';
 import type { Db } from '../../server/storage/open-database.js';
-import type { Plan } from '../../server/auth/identity/organizations-repository.js';
+import type { Plan } from '../../server/auth/identity/plans.js';
 import type { Access, Role, Scope } from '../../server/auth/permissions.js';
 import { openApiResponseChecker } from './openapi-response-check.js';
 
@@ -27,12 +26,14 @@ export interface TestServer {
   app: Koa;
   stateDir: string;
   db: Db;
-  services: Services;
+  services: ServerServices;
   /** Every log line the server wrote, as raw JSON text. */
   logLines: string[];
   clock: { now: Date };
   /** A webhook dispatcher over this server's state, on its clock; not started (drive it with tick()), stopped on close. */
   dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger'>>) => WebhookDispatcher;
+  /** The server's embedded agent over its services, counted on its /metrics; not stopped on close. */
+  startEmbeddedAgent: (options: EmbeddedAgentRun) => RunningAgent;
   request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
   close: () => Promise<void>;
 }
@@ -68,6 +69,8 @@ export async function startTestServer(
     maxLiveApiKeysPerOrganization?: number;
     /** Config server.trusted_proxies. */
     trustedProxies?: string[];
+    /** Config server.public_url (https: a Secure, __Host- session cookie). */
+    publicUrl?: string;
     /** A fixture metric catalog (its extra columns added to the state database beforehand). */
     catalog?: MetricCatalog;
   } = {},
@@ -76,13 +79,6 @@ export async function startTestServer(
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'dbmon-test-'));
   const { db, secretKey } = openStateDir(stateDir, undefined);
   migrate(db);
-  const services = createServices(db, secretKey, undefined, {
-    startedAt: options.now ?? new Date(),
-    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
-    ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
-    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
-    ...(options.catalog && { catalog: options.catalog }),
-  });
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -93,18 +89,21 @@ export async function startTestServer(
   const clock = { now: options.now ?? new Date() };
   const logger = createLogger('debug', sink);
   const dispatchers: WebhookDispatcher[] = [];
-  const app = createApp({
-    db,
+  const composed = composeServer(db, secretKey, {
+    startedAt: options.now ?? new Date(),
+    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
+    ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
+    ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
+    ...(options.catalog && { catalog: options.catalog }),
     logger,
-    services,
-    serverMetrics: createServerMetrics(services, () => clock.now),
-    metricsToken: options.metricsToken,
-    rateLimiter: new RateLimiter(),
     now: () => clock.now,
+    metricsToken: options.metricsToken,
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     version: 'test',
     ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
+    ...(options.publicUrl && { publicUrl: options.publicUrl }),
   });
+  const { app, services } = composed;
   const server: Server = await listen(app, '127.0.0.1', 0, logger);
   // Client and server share this process: when a test blocks the event loop past the 5 s default,
   // the server's idle timer and fetch's reuse of that socket race, and the request dies with ECONNRESET.
@@ -120,9 +119,7 @@ export async function startTestServer(
     logLines,
     clock,
     dispatcher: (dispatcherOptions = {}) => {
-      const dispatcher = new WebhookDispatcher({
-        deliveries: services.webhookDeliveries,
-        guard: services.webhookDestinations,
+      const dispatcher = composed.webhookDispatcher({
         logger: logger.child({ component: 'webhooks' }),
         now: () => clock.now,
         ...dispatcherOptions,
@@ -130,6 +127,7 @@ export async function startTestServer(
       dispatchers.push(dispatcher);
       return dispatcher;
     },
+    startEmbeddedAgent: composed.startEmbeddedAgent,
     // Every response a test receives must be one the served OpenAPI document describes.
     request: async (method, path, requestOptions = {}) => {
       const response = await send(url, method, path, requestOptions);
@@ -171,13 +169,13 @@ export interface Tenant {
 }
 
 /** An organization with a write service-account key; the building block of most API tests. */
-export function createTenant(services: Services, now: Date, plan: Plan = 'enterprise', name = `org-${Math.random().toString(36).slice(2)}`): Tenant {
+export function createTenant(services: ServerServices, now: Date, plan: Plan = 'enterprise', name = `org-${Math.random().toString(36).slice(2)}`): Tenant {
   const organization = services.identity.createOrganization({ name, plan }, now);
   return { orgId: organization.id, key: createServiceKey(services, organization.id, now) };
 }
 
 export function createServiceKey(
-  services: Services,
+  services: ServerServices,
   orgId: string,
   now: Date,
   options: { permission?: Access; scopes?: Scope[]; expiresAt?: string; account?: string } = {},
@@ -193,7 +191,7 @@ export function createServiceKey(
 }
 
 export function createUserKey(
-  services: Services,
+  services: ServerServices,
   orgId: string,
   now: Date,
   role: Role,

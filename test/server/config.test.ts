@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../../common/config-loader.js';
-import { loadServerConfig, parseServerFlags } from '../../server/config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf } from '../../server/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbmon-config-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -205,4 +205,13 @@ t.test('server.trusted_proxies: a YAML list, or DBMON_TRUSTED_PROXIES separated 
   const error = configError(t, () => loadServerConfig({}, { DBMON_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }));
   t.match(error.key, /^server\.trusted_proxies/, 'a bad entry names the key');
   t.match(error.message, 'proxy.internal', 'and the entry');
+});
+
+t.test('server.public_url: an http or https origin, by default the listen address', async (t) => {
+  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PORT: '8080' })), 'http://127.0.0.1:8080');
+  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_HOST: '::1' })), 'http://[::1]:7117');
+  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PUBLIC_URL: 'https://dbmon.example.com:443/' })), 'https://dbmon.example.com');
+  for (const wrong of ['ftp://dbmon.example.com', 'https://dbmon.example.com/base', 'https://user:pw@dbmon.example.com', 'dbmon.example.com']) {
+    t.throws(() => loadServerConfig({}, { DBMON_PUBLIC_URL: wrong }), ConfigError, wrong);
+  }
 });

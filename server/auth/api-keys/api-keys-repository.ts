@@ -1,5 +1,5 @@
 import type { Db } from '../../storage/open-database.js';
-import type { Plan } from '../identity/organizations-repository.js';
+import type { Plan } from '../identity/plans.js';
 import type { Access, Role } from '../permissions.js';
 import type { ApiKeyKind } from './api-key-token.js';
 
@@ -62,6 +62,7 @@ export class ApiKeysRepository {
   readonly #insertWithinCap;
   readonly #revokeWithDescendants;
   readonly #all;
+  readonly #revokeOfUser;
 
   constructor(db: Db) {
     this.#insert = db.prepare<ApiKeyRow>(
@@ -116,6 +117,7 @@ export class ApiKeysRepository {
       `SELECT ${listColumns} FROM api_keys k LEFT JOIN service_accounts sa ON sa.id = k.service_account_id
        WHERE @org_id IS NULL OR k.org_id = @org_id ORDER BY k.org_id, k.created_at, k.id`,
     );
+    this.#revokeOfUser = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL');
     this.#revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.#revokeDescendants = db.prepare<{ id: string; at: string }>(
       `WITH RECURSIVE descendants (id) AS (
@@ -166,6 +168,11 @@ export class ApiKeysRepository {
   /** Every key of one organization, or of all of them (null), revoked and expired ones included. */
   all(orgId: string | null): ApiKeyListRow[] {
     return this.#all.all({ org_id: orgId });
+  }
+
+  /** Revokes every personal token of the user; keys made through them fail authentication with them (their ancestor is revoked). */
+  revokeOfUser(userId: string, at: string): void {
+    this.#revokeOfUser.run(at, userId);
   }
 
   /** Revokes the key and every key made through it, transitively; false when the key was already revoked. */

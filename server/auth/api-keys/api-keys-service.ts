@@ -2,7 +2,7 @@ import { AuthenticationError, ConflictError, InvalidRequestError, NotFoundError,
 import { newId } from '../../crypto/new-id.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Access, type Scope } from '../permissions.js';
-import type { Principal } from '../principal.js';
+import type { Actor, Principal } from '../principal.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
 import { checkToken, issueToken } from './api-key-token.js';
 import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeyRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
@@ -72,12 +72,15 @@ export class ApiKeysService {
     const scopes = input.scopes ?? defaultScopes.filter((scope) => principal.scopes.includes(scope));
     const outside = scopes.find((scope) => !principal.scopes.includes(scope));
     if (outside !== undefined) throw new PermissionError(`A key cannot grant the scope ${outside}, which it does not have`);
-    const expiresAt = input.expires_at ?? principal.expiresAt ?? undefined;
-    if (principal.expiresAt !== null && expiresAt !== undefined && Date.parse(expiresAt) > Date.parse(principal.expiresAt)) {
+    const owner = this.ownerFor(principal, input, now);
+    // A key made in a browser session is the user's own: a session is no key to inherit from or be revoked with.
+    if (principal.credential.kind === 'session') return this.create(principal.orgId, owner, { ...input, scopes }, now);
+    const parent = principal.credential;
+    const expiresAt = input.expires_at ?? parent.expiresAt ?? undefined;
+    if (parent.expiresAt !== null && expiresAt !== undefined && Date.parse(expiresAt) > Date.parse(parent.expiresAt)) {
       throw new PermissionError('A key cannot create a key that outlives itself');
     }
-    const owner = this.ownerFor(principal, input, now);
-    return this.create(principal.orgId, owner, { ...input, scopes, expires_at: expiresAt }, now, principal.credentialId);
+    return this.create(principal.orgId, owner, { ...input, scopes, expires_at: expiresAt }, now, parent.id);
   }
 
   /** Operator path (CLI, first start): no caller to stay within, and no parent key unless `parentKeyId`. */
@@ -136,15 +139,16 @@ export class ApiKeysService {
   }
 
   private ownerFor(principal: Principal, input: NewApiKey, now: Date): KeyOwner {
-    if (principal.kind === 'service_account') {
+    const { actor } = principal;
+    if (actor.kind === 'service_account') {
       const named = input.service_account;
-      if (named !== undefined && this.identity.findServiceAccount(principal.orgId, named)?.id !== principal.serviceAccountId) {
+      if (named !== undefined && this.identity.findServiceAccount(principal.orgId, named)?.id !== actor.serviceAccountId) {
         throw new PermissionError('A service-account key can create keys for its own service account only');
       }
-      return { kind: 'service_account', serviceAccountId: principal.serviceAccountId! };
+      return { kind: 'service_account', serviceAccountId: actor.serviceAccountId };
     }
     if (input.service_account !== undefined) {
-      if (!isAdminRole(principal.role!)) throw new PermissionError('Only owners and admins can create service-account keys');
+      if (!isAdminRole(actor.role)) throw new PermissionError('Only owners and admins can create service-account keys');
       const account = this.identity.serviceAccount(principal.orgId, input.service_account, input.permission, now);
       if (!allows(account.permission, input.permission)) {
         throw new InvalidRequestError(
@@ -155,30 +159,35 @@ export class ApiKeysService {
       }
       return { kind: 'service_account', serviceAccountId: account.id };
     }
-    return { kind: 'personal', userId: principal.userId! };
+    return { kind: 'personal', userId: actor.userId };
   }
 }
 
 /** Owners and admins see every key of the organization; a service account its own keys; other users their own. */
 function visibility(principal: Principal): KeyVisibility {
-  if (principal.kind === 'service_account') return { user_id: null, service_account_id: principal.serviceAccountId };
-  return { user_id: isAdminRole(principal.role!) ? null : principal.userId, service_account_id: null };
+  const { actor } = principal;
+  if (actor.kind === 'service_account') return { user_id: null, service_account_id: actor.serviceAccountId };
+  return { user_id: isAdminRole(actor.role) ? null : actor.userId, service_account_id: null };
 }
 
 function toPrincipal(row: ApiKeyAuthRow): Principal {
-  const ceiling = row.kind === 'personal' ? roleAccess(row.user_role!) : row.service_account_permission!;
+  const actor: Actor =
+    row.kind === 'personal'
+      ? { kind: 'user', userId: row.user_id!, role: row.user_role! }
+      : { kind: 'service_account', serviceAccountId: row.service_account_id! };
+  const ceiling = actor.kind === 'user' ? roleAccess(actor.role) : row.service_account_permission!;
   return {
     orgId: row.org_id,
     plan: row.plan,
     customHourlyLimit: row.custom_hourly_limit,
-    credentialId: row.id,
-    kind: row.kind,
-    userId: row.user_id,
-    role: row.user_role,
-    serviceAccountId: row.service_account_id,
-    keyPermission: row.permission,
+    actor,
+    credential: {
+      kind: row.kind === 'personal' ? 'personal_token' : 'service_account_key',
+      id: row.id,
+      permission: row.permission,
+      expiresAt: row.expires_at,
+    },
     access: narrowerAccess(row.permission, ceiling),
     scopes: JSON.parse(row.scopes) as Scope[],
-    expiresAt: row.expires_at,
   };
 }

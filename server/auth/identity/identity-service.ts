@@ -1,8 +1,8 @@
-import argon2 from 'argon2';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../crypto/new-id.js';
 import type { Access, Role } from '../permissions.js';
-import type { Organization, OrganizationsRepository, Plan } from './organizations-repository.js';
+import type { Organization, OrganizationsRepository } from './organizations-repository.js';
+import type { Plan } from './plans.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
 import type { User, UsersRepository } from './users-repository.js';
 import type { Transaction } from '../../storage/open-database.js';
@@ -19,10 +19,6 @@ export interface NewUser {
   name?: string;
   role: Role;
   passwordHash?: string;
-}
-
-export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, { type: argon2.argon2id });
 }
 
 export class IdentityService {
@@ -61,6 +57,10 @@ export class IdentityService {
     return organization;
   }
 
+  hasOrganizations(): boolean {
+    return this.organizations.count() > 0;
+  }
+
   listOrganizations(): Organization[] {
     return this.organizations.all();
   }
@@ -81,6 +81,8 @@ export class IdentityService {
       role: input.role,
       password_hash: input.passwordHash ?? null,
       created_at: now.toISOString(),
+      status: 'active',
+      last_sign_in_at: null,
     };
     try {
       this.users.insert(user);

@@ -1,7 +1,5 @@
 import type { Db } from '../../storage/open-database.js';
-
-export const plans = ['free', 'pro', 'enterprise'] as const;
-export type Plan = (typeof plans)[number];
+import type { Plan } from './plans.js';
 
 export interface Organization {
   id: string;
@@ -12,11 +10,35 @@ export interface Organization {
   created_at: string;
 }
 
+/** The organization's settings as stored: booleans as 0/1, the allowlist as a JSON array. */
+export interface OrganizationSettingsRow {
+  session_idle_timeout_minutes: number;
+  session_max_duration_hours: number;
+  max_concurrent_sessions: number;
+  require_two_factor: number;
+  two_factor_grace_period_days: number;
+  ip_allowlist: string;
+  auto_apply_optimizations: number;
+}
+
+const settingsColumns = [
+  'session_idle_timeout_minutes',
+  'session_max_duration_hours',
+  'max_concurrent_sessions',
+  'require_two_factor',
+  'two_factor_grace_period_days',
+  'ip_allowlist',
+  'auto_apply_optimizations',
+] as const;
+
 export class OrganizationsRepository {
   readonly #insert;
   readonly #byId;
   readonly #count;
   readonly #all;
+  readonly #settings;
+  readonly #updateSettings;
+  readonly #rename;
 
   constructor(db: Db) {
     this.#insert = db.prepare<Organization>(
@@ -26,6 +48,24 @@ export class OrganizationsRepository {
     this.#byId = db.prepare<[string], Organization>('SELECT * FROM organizations WHERE id = ?');
     this.#count = db.prepare<[], number>('SELECT count(*) FROM organizations').pluck();
     this.#all = db.prepare<[], Organization>('SELECT * FROM organizations ORDER BY created_at, id');
+    this.#settings = db.prepare<[string], OrganizationSettingsRow>(`SELECT ${settingsColumns.join(', ')} FROM organizations WHERE id = ?`);
+    this.#updateSettings = db.prepare<OrganizationSettingsRow & { id: string }>(
+      `UPDATE organizations SET ${settingsColumns.map((column) => `${column} = @${column}`).join(', ')} WHERE id = @id`,
+    );
+    this.#rename = db.prepare<[string, string, string]>('UPDATE organizations SET name = ?, slug = ? WHERE id = ?');
+  }
+
+  settings(id: string): OrganizationSettingsRow | undefined {
+    return this.#settings.get(id);
+  }
+
+  updateSettings(id: string, settings: OrganizationSettingsRow): void {
+    this.#updateSettings.run({ ...settings, id });
+  }
+
+  /** Throws SQLITE_CONSTRAINT_UNIQUE when another organization has the name or the slug. */
+  rename(id: string, name: string, slug: string): void {
+    this.#rename.run(name, slug, id);
   }
 
   insert(organization: Organization): void {

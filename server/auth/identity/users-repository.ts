@@ -1,6 +1,9 @@
 import type { Db } from '../../storage/open-database.js';
 import type { Role } from '../permissions.js';
 
+export const userStatuses = ['invited', 'active', 'disabled'] as const;
+export type UserStatus = (typeof userStatuses)[number];
+
 export interface User {
   id: string;
   org_id: string;
@@ -9,6 +12,8 @@ export interface User {
   role: Role;
   password_hash: string | null;
   created_at: string;
+  status: UserStatus;
+  last_sign_in_at: string | null;
 }
 
 export class UsersRepository {
@@ -16,17 +21,30 @@ export class UsersRepository {
   readonly #byEmail;
   readonly #setRole;
   readonly #list;
+  readonly #byId;
+  readonly #bySignInEmail;
+  readonly #setName;
+  readonly #setPasswordHash;
+  readonly #setStatus;
+  readonly #signedIn;
 
   constructor(db: Db) {
     this.#insert = db.prepare<User>(
-      `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at)
-       VALUES (@id, @org_id, @email, @name, @role, @password_hash, @created_at)`,
+      `INSERT INTO users (id, org_id, email, name, role, password_hash, created_at, status)
+       VALUES (@id, @org_id, @email, @name, @role, @password_hash, @created_at, @status)`,
     );
     this.#byEmail = db.prepare<[string, string], User>('SELECT * FROM users WHERE org_id = ? AND email = ?');
     this.#setRole = db.prepare<[Role, string, string]>('UPDATE users SET role = ? WHERE org_id = ? AND id = ?');
     this.#list = db.prepare<{ org_id: string | null }, User>(
       'SELECT * FROM users WHERE @org_id IS NULL OR org_id = @org_id ORDER BY org_id, created_at, id',
     );
+    this.#byId = db.prepare<[string, string], User>('SELECT * FROM users WHERE org_id = ? AND id = ?');
+    // Emails are unique across organizations (case-blind), so an email alone names the account signing in.
+    this.#bySignInEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
+    this.#setName = db.prepare<[string, string]>('UPDATE users SET name = ? WHERE id = ?');
+    this.#setPasswordHash = db.prepare<[string, string]>('UPDATE users SET password_hash = ? WHERE id = ?');
+    this.#setStatus = db.prepare<[UserStatus, string, string]>('UPDATE users SET status = ? WHERE org_id = ? AND id = ?');
+    this.#signedIn = db.prepare<[string, string]>('UPDATE users SET last_sign_in_at = ? WHERE id = ?');
   }
 
   insert(user: User): void {
@@ -44,5 +62,29 @@ export class UsersRepository {
 
   setRole(orgId: string, userId: string, role: Role): boolean {
     return this.#setRole.run(role, orgId, userId).changes === 1;
+  }
+
+  findById(orgId: string, id: string): User | undefined {
+    return this.#byId.get(orgId, id);
+  }
+
+  findForSignIn(email: string): User | undefined {
+    return this.#bySignInEmail.get(email);
+  }
+
+  setName(id: string, name: string): void {
+    this.#setName.run(name, id);
+  }
+
+  setPasswordHash(id: string, hash: string): void {
+    this.#setPasswordHash.run(hash, id);
+  }
+
+  setStatus(orgId: string, id: string, status: UserStatus): boolean {
+    return this.#setStatus.run(status, orgId, id).changes === 1;
+  }
+
+  recordSignIn(id: string, at: string): void {
+    this.#signedIn.run(at, id);
   }
 }

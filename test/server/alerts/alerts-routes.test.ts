@@ -200,7 +200,7 @@ t.test('alert rules and alerts over HTTP', async (t) => {
     t.equal(resolved.body.status, 'resolved');
     t.equal(resolved.body.resolution_note, 'known, load test');
     t.equal(resolved.body.resolved_at, server.clock.now.toISOString());
-    const keyId = server.services.apiKeys.authenticate(key, server.clock.now).credentialId;
+    const keyId = server.services.apiKeys.authenticate(key, server.clock.now).credential.id;
     t.match(keyId, /^key_/);
     t.equal(resolved.body.resolved_by, keyId, 'a service-account key resolves as its key id');
     const again = await server.request('PATCH', `/v1/alerts/${firstAlertId}/resolve`, { key });

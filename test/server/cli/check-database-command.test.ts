@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { createServices } from '../../../server/services.js';
+import { composeServices } from '../../../server/compose-services.js';
 import { openStateDir } from '../../../server/state-dir.js';
 import { migrate } from '../../../server/storage/migrate.js';
 import { cli } from '../../helpers/cli.js';
@@ -23,7 +23,7 @@ t.test('dbmon databases check: the stored connection, decrypted with the state d
   const now = new Date();
   const { db, secretKey } = openStateDir(stateDir, undefined);
   migrate(db);
-  const services = createServices(db, secretKey);
+  const { services } = composeServices(db, secretKey);
   const orgId = services.identity.createOrganization({ name: 'checks', plan: 'free' }, now).id;
   const register = (name: string, username: string, secret: string) =>
     services.databases.create(

@@ -118,8 +118,9 @@ t.test('the OpenAPI document', async (t) => {
     t.match(parameters.find((p) => p.name === 'page')?.schema, { type: 'integer', minimum: 1, default: 1 });
   });
 
-  await t.test('every non-public operation declares bearer auth and its error responses', async (t) => {
+  await t.test('every non-public operation declares bearer auth (and a session cookie but on /v1/agent/*) and its error responses', async (t) => {
     t.same(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    t.same(doc.components.securitySchemes.sessionCookie, { ...doc.components.securitySchemes.sessionCookie, type: 'apiKey', in: 'cookie', name: 'dbmon_session' });
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const method of methods) {
         const operation = item[method];
@@ -130,7 +131,8 @@ t.test('the OpenAPI document', async (t) => {
           t.notOk(operation.responses['429'], `${name} is not rate limited, so documents no 429`);
           continue;
         }
-        t.same(operation.security, [{ bearerAuth: [] }], `${name} needs a bearer key`);
+        if (path.startsWith('/v1/agent/')) t.same(operation.security, [{ bearerAuth: [] }], `${name} needs a bearer key, never a session`);
+        else t.same(operation.security, [{ bearerAuth: [] }, { sessionCookie: [] }], `${name} needs a bearer key or a session`);
         for (const status of ['401', '403', '429']) {
           t.ok(operation.responses[status], `${name} documents ${status}`);
           t.equal(operation.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${name} ${status} uses the Error body`);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { databaseCreateBody } from '../../../server/databases/databases-schema.js';
-import { createServices } from '../../../server/services.js';
+import { composeServices } from '../../../server/compose-services.js';
 import { migrate, readMigrations, type Migration } from '../../../server/storage/migrate.js';
 import { openDatabase, type Db } from '../../../server/storage/open-database.js';
 
@@ -97,7 +97,7 @@ t.test('a failing migration rolls back and records nothing', async (t) => {
 t.test('deleting an organization removes everything it owns', async (t) => {
   const { db } = freshDb(t);
   migrate(db);
-  const services = createServices(db, Buffer.alloc(32, 1));
+  const { services } = composeServices(db, Buffer.alloc(32, 1));
   const now = new Date();
   const doomed = services.identity.createOrganization({ name: 'doomed', plan: 'free' }, now);
   const kept = services.identity.createOrganization({ name: 'kept', plan: 'free' }, now);

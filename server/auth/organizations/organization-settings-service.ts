@@ -1,0 +1,84 @@
+import { ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import type { Organization, OrganizationSettingsRow, OrganizationsRepository } from '../identity/organizations-repository.js';
+import { slugify } from '../identity/identity-service.js';
+import type { SessionLimits } from '../sessions/sessions-service.js';
+import { IpAllowlist } from './ip-allowlist.js';
+import type { OrganizationSettings, OrganizationSettingsChange } from './organization-schema.js';
+
+/** The organization's name and slug, and the settings its owners and admins control. */
+export class OrganizationSettingsService {
+  constructor(private readonly organizations: OrganizationsRepository) {}
+
+  organization(orgId: string): Organization {
+    const organization = this.organizations.findById(orgId);
+    if (organization === undefined) throw new NotFoundError(`No organization ${orgId}`);
+    return organization;
+  }
+
+  rename(orgId: string, change: { name?: string | undefined; slug?: string | undefined }): Organization {
+    const current = this.organization(orgId);
+    const name = change.name ?? current.name;
+    try {
+      this.organizations.rename(orgId, name, change.slug ?? (change.name !== undefined ? slugify(name) : current.slug));
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
+      throw new ConflictError('already_exists', 'Another organization has this name or slug', change.slug !== undefined ? 'slug' : 'name');
+    }
+    return this.organization(orgId);
+  }
+
+  settings(orgId: string): OrganizationSettings {
+    return fromRow(this.#row(orgId));
+  }
+
+  /**
+   * An allowlist is an enterprise feature (403 plan_required) and may not shut out the address
+   * saving it (409 would_lock_out).
+   */
+  update(orgId: string, change: OrganizationSettingsChange, callerIp: string): OrganizationSettings {
+    const next = { ...this.settings(orgId), ...change };
+    if (change.ip_allowlist !== undefined && change.ip_allowlist.length > 0) {
+      if (this.organization(orgId).plan !== 'enterprise') throw new PermissionError('An IP allowlist needs the enterprise plan', 'plan_required');
+      if (!new IpAllowlist(change.ip_allowlist).allows(callerIp)) {
+        throw new ConflictError('would_lock_out', `The allowlist does not include your own address ${callerIp}; saving it would lock you out`, 'ip_allowlist');
+      }
+    }
+    this.organizations.updateSettings(orgId, toRow(next));
+    return next;
+  }
+
+  sessionLimits(orgId: string): SessionLimits {
+    const { session_idle_timeout_minutes, session_max_duration_hours, max_concurrent_sessions } = this.#row(orgId);
+    return { session_idle_timeout_minutes, session_max_duration_hours, max_concurrent_sessions };
+  }
+
+  #row(orgId: string): OrganizationSettingsRow {
+    const row = this.organizations.settings(orgId);
+    if (row === undefined) throw new NotFoundError(`No organization ${orgId}`);
+    return row;
+  }
+}
+
+function fromRow(row: OrganizationSettingsRow): OrganizationSettings {
+  return {
+    session_idle_timeout_minutes: row.session_idle_timeout_minutes,
+    session_max_duration_hours: row.session_max_duration_hours,
+    max_concurrent_sessions: row.max_concurrent_sessions,
+    require_two_factor: row.require_two_factor === 1,
+    two_factor_grace_period_days: row.two_factor_grace_period_days,
+    ip_allowlist: JSON.parse(row.ip_allowlist) as string[],
+    allow_auto_apply: row.auto_apply_optimizations === 1,
+  };
+}
+
+function toRow(settings: OrganizationSettings): OrganizationSettingsRow {
+  return {
+    session_idle_timeout_minutes: settings.session_idle_timeout_minutes,
+    session_max_duration_hours: settings.session_max_duration_hours,
+    max_concurrent_sessions: settings.max_concurrent_sessions,
+    require_two_factor: Number(settings.require_two_factor),
+    two_factor_grace_period_days: settings.two_factor_grace_period_days,
+    ip_allowlist: JSON.stringify(settings.ip_allowlist),
+    auto_apply_optimizations: Number(settings.allow_auto_apply),
+  };
+}

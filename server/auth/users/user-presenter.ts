@@ -1,0 +1,14 @@
+import type { User } from '../identity/users-repository.js';
+
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    status: user.status,
+    two_factor_enabled: false,
+    created_at: user.created_at,
+    last_sign_in_at: user.last_sign_in_at,
+  };
+}

@@ -1,0 +1,46 @@
+import { startEmbeddedAgent, type EmbeddedAgentOptions } from './agents/embedded-agent.js';
+import { createApp, type AppDependencies } from './app.js';
+import { composeServices, type CompositionOptions } from './compose-services.js';
+import { RateLimiter } from './http/rate-limiter.js';
+import { ServerMetrics } from './metrics-endpoint/server-metrics.js';
+import type { Db } from './storage/open-database.js';
+
+/** The features' options and the app's settings (server.body_limit_bytes, metrics.token, server.trusted_proxies). */
+export interface ServerOptions
+  extends CompositionOptions,
+    Pick<AppDependencies, 'logger' | 'now' | 'bodyLimitBytes' | 'version' | 'metricsToken' | 'trustedProxies'> {}
+
+/** What the embedded agent gets from the server; the rest (spool, logger, clock) is the caller's. */
+export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' | 'catalog' | 'agents' | 'jobs'>;
+
+/**
+ * The server over one open state database: its features (compose-services.ts), the /metrics
+ * registry and the Koa application, plus what runs beside them, made but not started (the webhook
+ * dispatcher, the embedded agent). main.ts and the test server both start from here.
+ */
+export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions) {
+  const { services, catalog, credentials, scrapeSources, routes, webhookDispatcher } = composeServices(db, secretKey, options);
+  const { logger, now } = options;
+  const serverMetrics = new ServerMetrics({ ...scrapeSources, now }, catalog);
+  const app = createApp({
+    db,
+    logger,
+    credentials,
+    routes: routes(serverMetrics, now),
+    serverMetrics,
+    metricsToken: options.metricsToken,
+    rateLimiter: new RateLimiter(),
+    now,
+    bodyLimitBytes: options.bodyLimitBytes,
+    version: options.version,
+    ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
+  });
+  return {
+    services,
+    serverMetrics,
+    app,
+    webhookDispatcher,
+    startEmbeddedAgent: (run: EmbeddedAgentRun) =>
+      startEmbeddedAgent({ ingest: services.ingest, counter: serverMetrics, catalog, agents: services.agents, jobs: services.optimizationJobs, ...run }),
+  };
+}

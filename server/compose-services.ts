@@ -1,0 +1,149 @@
+import { metricCatalog, type MetricCatalog } from '../common/metric-catalog.js';
+import { SecretBox } from '../common/secret-box.js';
+import { createAgents } from './agents/create-agents.js';
+import { createAlerts } from './alerts/create-alerts.js';
+import { createApiKeys } from './auth/api-keys/create-api-keys.js';
+import { createAccounts } from './auth/create-accounts.js';
+import { createIdentity } from './auth/identity/create-identity.js';
+import { createDatabases } from './databases/create-databases.js';
+import type { RouteDefinition } from './http/route.js';
+import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
+import { createMetrics } from './metrics/create-metrics.js';
+import type { IngestCounter } from './metrics/ingest-routes.js';
+import { defaultRetention, type RetentionMs } from './metrics/retention.js';
+import { createOptimizations } from './optimizations/create-optimizations.js';
+import { createQueries } from './queries/create-queries.js';
+import { TableGenerations } from './storage/generation-cache.js';
+import type { Db, Transaction } from './storage/open-database.js';
+import type { RetryPolicy } from './webhooks/retry-schedule.js';
+import { createWebhooks } from './webhooks/create-webhooks.js';
+
+export interface CompositionOptions {
+  /** Config retention.*. */
+  retention?: RetentionMs;
+  /** Config webhooks.allow_private_targets. */
+  allowPrivateWebhookTargets?: boolean;
+  webhookRetryPolicy?: RetryPolicy;
+  /** When the server started: alert evaluation does not count silence from before it as unreachability. */
+  startedAt?: Date;
+  /** Config api_keys.max_live_per_organization. */
+  maxLiveApiKeysPerOrganization?: number;
+  /** The metric catalog; a test may pass a fixture. */
+  catalog?: MetricCatalog;
+  /** Config server.public_url (the origin of absolute links; https makes the session cookie Secure). */
+  publicUrl?: string;
+}
+
+/** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
+export type ServerServices = ReturnType<typeof composeServices>['services'];
+
+/**
+ * The features over one open state database, each made by its own createX from what it needs; the
+ * one place they are wired to each other. Used by the server (compose-server.ts), the operator CLI
+ * and tests. Features reach each other only through the services and ports passed here.
+ */
+export function composeServices(db: Db, secretKey: Buffer, options: CompositionOptions = {}) {
+  const catalog = options.catalog ?? metricCatalog;
+  const retention = options.retention ?? defaultRetention;
+  const transaction: Transaction = (work) => db.transaction(work)();
+  const generations = new TableGenerations(db);
+  const secretBox = new SecretBox(secretKey);
+
+  const webhooks = createWebhooks({
+    db,
+    secretBox,
+    allowPrivateTargets: options.allowPrivateWebhookTargets ?? false,
+    retryPolicy: options.webhookRetryPolicy,
+    transaction,
+  });
+  const queries = createQueries({ db, retentionMs: retention.raw });
+  // Databases call back into agents, alerts and optimizations, made after them: bound here, called only later.
+  const databases = createDatabases({
+    db,
+    secretBox,
+    generations,
+    agents: { findById: (orgId, agentId) => agents.records.findById(orgId, agentId) },
+    statuses: { databaseUpdated: (previous, next, now) => alerts.alerting.databaseUpdated(previous, next, now) },
+    connectionChanges: { databaseConnectionChanged: (id, now) => optimizations.optimizationJobs.databaseConnectionChanged(id, now) },
+    transaction,
+  });
+  const agents = createAgents({ db, databases: databases.databases });
+  const optimizations = createOptimizations({ db, databases: databases.databases, queries: queries.queries, events: webhooks.events, transaction });
+  const metrics = createMetrics({
+    db,
+    catalog,
+    retention,
+    databases: databases.databases,
+    agents: agents.records,
+    steps: {
+      statements: queries.queries,
+      optimizations: optimizations.optimizations,
+      // Alerts read the samples metrics stores, so they are made after it.
+      alerts: { evaluateDatabases: (databaseIds, now) => alerts.alerting.evaluateDatabases(databaseIds, now) },
+    },
+    transaction,
+  });
+  const alerts = createAlerts({
+    db,
+    databases: databases.records,
+    resumes: databases.resumes,
+    samples: metrics.samples,
+    events: webhooks.events,
+    transaction,
+    startedAt: options.startedAt,
+  });
+  const { identity } = createIdentity({
+    db,
+    organizationCreated: (organization, now) => alerts.alertRules.createStockRules(organization.id, now),
+    transaction,
+  });
+  const apiKeys = createApiKeys({ db, identity, generations, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
+  const accounts = createAccounts({ db, apiKeys: apiKeys.apiKeys, publicUrl: options.publicUrl ?? 'http://localhost', transaction });
+
+  return {
+    catalog,
+    services: {
+      identity,
+      apiKeys: apiKeys.apiKeys,
+      /** Sign-in, sessions, the caller's profile and the organization's settings. */
+      accounts: accounts.accounts,
+      databases: databases.databases,
+      agents: agents.agents,
+      ingest: metrics.ingest,
+      rollups: metrics.rollups,
+      /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
+      queries: queries.queries,
+      optimizations: optimizations.optimizations,
+      /** Agent jobs; the embedded agent leases with `lease(null, now)` (see optimizations/embedded-job-source.ts). */
+      optimizationJobs: optimizations.optimizationJobs,
+      /** Alert evaluation and database status; `evaluateAll(now)` is what the timer runs. */
+      alerting: alerts.alerting,
+      /** Records events with their webhook deliveries, inside the transaction of the change. */
+      events: webhooks.events,
+      transaction,
+    },
+    /** What authenticates every /v1 request. */
+    credentials: accounts.credentials,
+    /** A webhook dispatcher over the outbox (not started). */
+    webhookDispatcher: webhooks.dispatcher,
+    /** What the /metrics scrape reads, besides the clock. */
+    scrapeSources: {
+      databases: () => databases.records.all(),
+      latestSample: (databaseId) => metrics.samples.latest(databaseId),
+      latestSnapshots: () => metrics.samples.latestSnapshots(),
+      agents: () => agents.agents.all(),
+    } satisfies Omit<ScrapeSources, 'now'>,
+    /** Every feature's API routes, in the order the OpenAPI document lists them; each ingest is counted by `counter`. */
+    routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [
+      ...apiKeys.routes(now),
+      ...accounts.routes(now),
+      ...databases.routes(now),
+      ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),
+      ...agents.routes(now),
+      ...alerts.routes(now),
+      ...webhooks.routes(now),
+      ...queries.routes(databases.databases, now),
+      ...optimizations.routes(agents.agents, now),
+    ],
+  };
+}

@@ -1,0 +1,44 @@
+import type { MetricCatalog } from '../../common/metric-catalog.js';
+import type { DatabasesService } from '../databases/databases-service.js';
+import type { RouteDefinition } from '../http/route.js';
+import type { Db, Transaction } from '../storage/open-database.js';
+import { ingestRoutes, type CallingAgents, type IngestCounter } from './ingest-routes.js';
+import { IngestService, type CollectedDatabases, type IngestSteps, type SpoolReports } from './ingest-service.js';
+import { metricsRoutes } from './metrics-routes.js';
+import { MetricsService } from './metrics-service.js';
+import type { RetentionMs } from './retention.js';
+import { RollupJob } from './rollup-job.js';
+import { SamplesRepository } from './samples-repository.js';
+
+export interface MetricsDependencies {
+  db: Db;
+  catalog: MetricCatalog;
+  retention: RetentionMs;
+  databases: CollectedDatabases;
+  agents: SpoolReports;
+  /** The ingest pipeline's steps after storing: slow queries, optimization measurement, alert evaluation. */
+  steps: IngestSteps;
+  transaction: Transaction;
+}
+
+/**
+ * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
+ * serve the ports of alert evaluation and the /metrics scrape.
+ */
+export function createMetrics({ db, catalog, retention, databases, agents, steps, transaction }: MetricsDependencies) {
+  const samples = new SamplesRepository(db, catalog);
+  const rollups = new RollupJob(db, retention, catalog);
+  // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
+  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, catalog);
+  const metrics = new MetricsService(samples, rollups, retention, catalog);
+  return {
+    ingest,
+    metrics,
+    rollups,
+    samples,
+    routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [
+      ...metricsRoutes(reads.databases, metrics, catalog, reads.now),
+      ...ingestRoutes(reads.agents, ingest, reads.counter, catalog, reads.now),
+    ],
+  };
+}
