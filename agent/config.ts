@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
-import { databaseTypeSchema, type Assignment } from './assignments/assignment.js';
+import { databaseTypes } from '../common/agent-protocol/database-types.js';
+import type { Assignment } from './assignments/assignment.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -35,7 +36,7 @@ const seconds = (min: number, max: number, fallback: number) => z.number().min(m
 const localDatabaseSchema = z.strictObject({
   id: z.string().regex(/^db_[0-9A-Za-z]+$/, 'must be the database id the server gave it (db_...)'),
   name: z.string().optional(),
-  type: databaseTypeSchema,
+  type: z.enum(databaseTypes),
   interval_seconds: z.number().int().min(1).max(86_400).default(60),
   connection: z.strictObject({
     host: z.string().min(1),

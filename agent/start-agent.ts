@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Assignment, AssignmentSource, Assignments } from './assignments/assignment.js';
+import type { Assignments } from '../common/agent-protocol/assignments.js';
+import type { Assignment, AssignmentSource } from './assignments/assignment.js';
 import { AssignmentPoller } from './assignments/assignment-poller.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BackoffPolicy } from './delivery/backoff.js';

@@ -1,3 +1,5 @@
+import { databaseTypes, type DatabaseType } from './agent-protocol/database-types.js';
+
 /**
  * Every metric once. The agent's snapshot (type and server-side schema), the `samples` and
  * `sample_rollups` columns, the API snapshot, history's metric list and `/metrics` are all
@@ -10,7 +12,7 @@
  */
 export type MetricKind = 'gauge' | 'counter' | 'rate' | 'latency';
 export type MetricUnit = 'percent' | 'count' | 'bytes' | 'per_second' | 'milliseconds';
-export type MetricEngine = 'postgresql' | 'mysql' | 'mariadb';
+export type MetricEngine = DatabaseType;
 
 /** The rollups history keeps besides raw samples, finest first, with their bucket widths. */
 export const rollupResolutions = [
@@ -66,7 +68,7 @@ export interface MetricDefinition {
 
 export type MetricCatalog = readonly MetricDefinition[];
 
-const allEngines = ['postgresql', 'mysql', 'mariadb'] as const;
+const allEngines = databaseTypes;
 const connectionsHelp = 'Client connections by state (active, idle, total, max).';
 const latencyHelp = 'Query latency over the last interval: mean and 95th/99th percentiles (estimate or histogram).';
 

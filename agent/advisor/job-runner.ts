@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Assignment } from '../assignments/assignment.js';
-import { agentJobSchema, defaultAdvisorOptions, type AdvisorOptions, type AgentJob, type JobResult } from './job.js';
+import type { JobResult } from '../../common/agent-protocol/job-results.js';
+import { agentJob, type AgentJob } from '../../common/agent-protocol/optimization-jobs.js';
+import { defaultAdvisorOptions, type AdvisorOptions } from './advisor-options.js';
 import { runJob as defaultRunJob, type RunJobContext } from './run-job.js';
 
 /**
@@ -20,16 +22,6 @@ export class ResultRefusedError extends Error {
     super(message);
     this.name = 'ResultRefusedError';
   }
-}
-
-/**
- * Whether an answer to a result report means the server will never take that result: 404 (the
- * lease is gone: expired, or the database moved to another agent), 400 (the body is refused), or
- * `connection_changed` (the database's connection changed after the job was leased, so the result
- * is of another database). Neither passes on retry.
- */
-export function refusesResult(status: number, code: string | undefined): boolean {
-  return status === 404 || status === 400 || code === 'connection_changed';
 }
 
 export interface JobRunnerOptions {
@@ -116,7 +108,7 @@ export class JobRunner {
     }
     const started: Promise<void>[] = [];
     for (const item of raw) {
-      const parsed = agentJobSchema.safeParse(item);
+      const parsed = agentJob.safeParse(item);
       if (!parsed.success) {
         logger.warn({ issue: parsed.error.issues[0]?.message }, 'the server sent an unreadable job; skipped');
         continue;

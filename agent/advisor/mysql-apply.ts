@@ -1,6 +1,8 @@
 import { textOf } from '../sources/row.js';
 import type { MysqlSession } from '../sources/mysql-session.js';
-import type { AdvisorOptions, ApplyJob, JobResult } from './job.js';
+import type { JobResult } from '../../common/agent-protocol/job-results.js';
+import type { ApplyJob } from '../../common/agent-protocol/optimization-jobs.js';
+import type { AdvisorOptions } from './advisor-options.js';
 import { explain } from './mysql-advisor.js';
 import { alterAddIndex, alterDropIndex, lexerModes, mysqlCoveringIndex, mysqlIndexes } from './mysql-catalog.js';
 import { planText, rowsExamined, tableAccesses } from './mysql-plan.js';

@@ -1,6 +1,7 @@
 import { textOf } from '../sources/row.js';
 import type { MysqlSession } from '../sources/mysql-session.js';
-import type { AdvisorOptions, Suggestion } from './job.js';
+import type { Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AdvisorOptions } from './advisor-options.js';
 import { alterDropIndex, mysqlIndexes, type MysqlIndex } from './mysql-catalog.js';
 
 /**

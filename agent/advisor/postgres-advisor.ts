@@ -1,7 +1,9 @@
 import { numberOf, textOf } from '../sources/row.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import { indexNameFor, quotePg } from './identifiers.js';
-import type { AdvisorOptions, AnalyzeStatement, StatementAnalysis, Suggestion } from './job.js';
+import type { StatementAnalysis, Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AnalyzeStatement } from '../../common/agent-protocol/optimization-jobs.js';
+import type { AdvisorOptions } from './advisor-options.js';
 import { coveringIndex, freeRelationName, indexesOf, tableInfo } from './postgres-catalog.js';
 import { guardPlanning } from './postgres-planning-guard.js';
 import { columnUses, planExcerpt, planRoot, scans, totalCost, usesIndex, walk, type ColumnUse, type PlanNode, type Scan } from './postgres-plan.js';

@@ -1,6 +1,8 @@
 import type { SqlSession } from '../sources/sql-session.js';
 import { quotePg } from './identifiers.js';
-import type { AdvisorOptions, ApplyJob, JobResult } from './job.js';
+import type { JobResult } from '../../common/agent-protocol/job-results.js';
+import type { ApplyJob } from '../../common/agent-protocol/optimization-jobs.js';
+import type { AdvisorOptions } from './advisor-options.js';
 import { createIndexStatement, genericPlan } from './postgres-advisor.js';
 import { coveringIndex, indexesOf } from './postgres-catalog.js';
 import { guardPlanning } from './postgres-planning-guard.js';

@@ -1,7 +1,8 @@
 import { numberOf } from '../sources/row.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import { quotePg } from './identifiers.js';
-import type { AdvisorOptions, Suggestion } from './job.js';
+import type { Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AdvisorOptions } from './advisor-options.js';
 import { allIndexes, type ExistingIndex } from './postgres-catalog.js';
 
 /**

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { AssignmentSource, Assignments } from './assignment.js';
+import type { Assignments } from '../../common/agent-protocol/assignments.js';
+import type { AssignmentSource } from './assignment.js';
 import { defaultBackoff, fullJitterDelay, type BackoffPolicy } from '../delivery/backoff.js';
 import { AuthRefusedError } from '../delivery/delivery-errors.js';
 

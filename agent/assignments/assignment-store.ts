@@ -3,7 +3,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, w
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { SecretBox } from '../../common/secret-box.js';
-import { assignmentsSchema, type Assignments } from './assignment.js';
+import { agentAssignments, type Assignments } from '../../common/agent-protocol/assignments.js';
 
 const associatedData = 'dbmon-agent assignments';
 
@@ -48,7 +48,7 @@ export class AssignmentStore {
     } catch {
       return this.ignore('it is not JSON');
     }
-    const assignments = assignmentsSchema.safeParse(parsed);
+    const assignments = agentAssignments.safeParse(parsed);
     if (!assignments.success) return this.ignore('it is not a list of assignments');
     this.#saved = json;
     return assignments.data;

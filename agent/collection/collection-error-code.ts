@@ -1,23 +1,5 @@
+import type { CollectionErrorCode } from '../../common/agent-protocol/error-codes.js';
 import { NoStoredPasswordError } from '../sources/postgres-client-config.js';
-
-/**
- * Why a collection could not reach its database, as a stable code the server stores in the
- * database's `last_error.code` (the message beside it is the driver's, for people).
- */
-export const collectionErrorCodes = [
-  'timeout',
-  'connection_refused',
-  'host_not_found',
-  'host_unreachable',
-  'connection_reset',
-  'tls_error',
-  'authentication_failed',
-  'database_not_found',
-  'too_many_connections',
-  'server_starting',
-  'collection_failed',
-] as const;
-export type CollectionErrorCode = (typeof collectionErrorCodes)[number];
 
 /** Node's system error codes, PostgreSQL SQLSTATEs and mysql2's error codes, by what they mean to an operator. */
 const byDriverCode: Record<string, CollectionErrorCode> = {

@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { metricCatalog, nestValues, type MetricCatalog, type MetricValues, type SnapshotMetricFields } from '../../common/metric-catalog.js';
-import { collectionErrorCode, type CollectionErrorCode } from './collection-error-code.js';
+import type { CollectionErrorCode } from '../../common/agent-protocol/error-codes.js';
+import { maxErrorLength } from '../../common/agent-protocol/limits.js';
+import type { CollectorOutcome, Snapshot } from '../../common/agent-protocol/snapshot.js';
+import { collectionErrorCode } from './collection-error-code.js';
 import type { Collector, Contribution, Pingable } from './collector.js';
 import { intervalMetrics, type IntervalMetrics, type TimedReadings } from './interval-metrics.js';
-import type { CollectorOutcome, Snapshot } from './snapshot.js';
 
 export interface CollectionRunnerOptions<Source extends Pingable> {
   source: Source;
@@ -13,9 +15,6 @@ export interface CollectionRunnerOptions<Source extends Pingable> {
   /** The metrics a snapshot carries; the real catalog unless a test passes a fixture. */
   catalog?: MetricCatalog;
 }
-
-/** The server refuses longer error texts (and with them the whole batch). */
-const MAX_ERROR_LENGTH = 1000;
 
 /**
  * Collects one database: runs its collectors one after another (they share one connection, so
@@ -41,7 +40,7 @@ export class CollectionRunner<Source extends Pingable> {
    */
   async collect(now: Date = new Date(), signal: AbortSignal = new AbortController().signal): Promise<Snapshot> {
     const { source, collectors, logger } = this.options;
-    const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+    const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, maxErrorLength);
     try {
       // A connection that broke since the last cycle fails the first ping and is dropped;
       // the second ping opens a fresh one.

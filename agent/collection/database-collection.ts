@@ -5,7 +5,7 @@ import type { Collector } from './collector.js';
 import { createHostCollector } from './collectors/host.js';
 import { mysqlCollectors } from './collectors/mysql/mysql-collectors.js';
 import { postgresCollectors } from './collectors/postgres/postgres-collectors.js';
-import type { Snapshot } from './snapshot.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import type { SourceOptions } from '../sources/connection-settings.js';
 import { MysqlSource } from '../sources/mysql-source.js';
 import { PostgresSource } from '../sources/postgres-source.js';

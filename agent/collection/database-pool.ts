@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Assignment } from '../assignments/assignment.js';
 import type { DatabaseCollection } from './database-collection.js';
 import type { ScheduledTask } from './scheduler.js';
-import type { Snapshot } from './snapshot.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 
 /** The scheduler's task for one assigned database. */
 export interface DatabaseTask extends ScheduledTask {

@@ -3,7 +3,7 @@ import { counterRate, measureInterval } from './counter-delta.js';
 import { histogramCount, histogramIncrease, histogramMean, histogramQuantile } from './latency-histogram.js';
 import { mixtureQuantile } from './lognormal-mixture.js';
 import { statementDeltas, statementStats, type StatementDelta } from './statement-deltas.js';
-import type { LatencyQualifiers, StatementStats } from './snapshot.js';
+import type { LatencyQualifiers, StatementStats } from '../../common/agent-protocol/snapshot.js';
 
 export interface TimedReadings {
   atMs: number;

@@ -1,6 +1,7 @@
+import { maxQueryLength, maxStatementsPerSnapshot } from '../../common/agent-protocol/limits.js';
+import type { StatementStats } from '../../common/agent-protocol/snapshot.js';
 import type { StatementTotals } from './collector.js';
 import { counterIncrease } from './counter-delta.js';
-import type { StatementStats } from './snapshot.js';
 
 /**
  * What one statement entry did within an interval: its totals' fields as differences, except
@@ -43,13 +44,10 @@ function intervalMax(before: number | null, now: number | null, fresh: boolean):
   return before !== null && now > before ? now : null;
 }
 
-/** Keeps a snapshot's size bounded: the statements that took the most time are the ones worth a look. */
-const MAX_STATEMENTS = 1000;
-const MAX_QUERY_LENGTH = 10_000;
-
 /**
  * One record per query id (an id can span several entries, e.g. one per user), the most total
- * time first, at most MAX_STATEMENTS of them, texts cut at MAX_QUERY_LENGTH characters.
+ * time first, at most the protocol's maxStatementsPerSnapshot of them (the statements that took the most
+ * time are the ones worth a look), texts cut at its maxQueryLength characters.
  */
 export function statementStats(deltas: readonly StatementDelta[]): StatementStats[] {
   const byId = new Map<string, StatementStats>();
@@ -58,7 +56,7 @@ export function statementStats(deltas: readonly StatementDelta[]): StatementStat
     if (seen === undefined) {
       byId.set(delta.queryId, {
         query_id_source: delta.queryId,
-        query: delta.query.slice(0, MAX_QUERY_LENGTH),
+        query: delta.query.slice(0, maxQueryLength),
         calls: delta.calls,
         total_time_ms: delta.totalMs,
         max_time_ms: delta.maxMs,
@@ -74,5 +72,5 @@ export function statementStats(deltas: readonly StatementDelta[]): StatementStat
         ? null
         : Math.max(seen.max_time_ms, delta.maxMs);
   }
-  return [...byId.values()].sort((a, b) => b.total_time_ms - a.total_time_ms).slice(0, MAX_STATEMENTS);
+  return [...byId.values()].sort((a, b) => b.total_time_ms - a.total_time_ms).slice(0, maxStatementsPerSnapshot);
 }

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { agentErrorBody } from '../../common/agent-protocol/error-codes.js';
+import { agentHostnameHeader, agentUserAgent } from '../../common/agent-protocol/identity-headers.js';
 import { RetryableError } from './delivery-errors.js';
 
 /** Where the agent's server is, and who the agent is to it. */
@@ -23,10 +24,6 @@ export interface AgentResponse {
   text: string;
 }
 
-export const errorBodySchema = z.object({
-  error: z.object({ type: z.string(), message: z.string(), code: z.string().optional(), retry_after: z.number().optional() }),
-});
-
 /**
  * One request of the agent protocol, with the agent's headers and a deadline. A network failure or
  * a timeout is a RetryableError; every status comes back for the caller to judge. The key lives in
@@ -47,8 +44,8 @@ export class AgentHttpClient {
         method,
         headers: {
           authorization: `Bearer ${agentKey}`,
-          'user-agent': `dbmon-agent/${version}`,
-          'x-dbmon-agent-hostname': hostname,
+          'user-agent': agentUserAgent(version),
+          [agentHostnameHeader]: hostname,
           accept: 'application/json',
           ...(body !== undefined && { 'content-type': 'application/json' }),
         },
@@ -65,7 +62,7 @@ export class AgentHttpClient {
 
 /** `METHOD path: status type (code): message`, or the start of whatever else the answer held. */
 export function describeFailure(method: string, path: string, response: AgentResponse): string {
-  const parsed = errorBodySchema.safeParse(response.body);
+  const parsed = agentErrorBody.safeParse(response.body);
   if (parsed.success) {
     const { type, code, message } = parsed.data.error;
     return `${method} ${path}: ${response.status} ${type}${code === undefined ? '' : ` (${code})`}: ${message}`;

@@ -1,15 +1,11 @@
-import { z } from 'zod';
-import { AgentHttpClient, describeFailure, errorBodySchema, type AgentServerConnection } from './agent-http-client.js';
-import { assignmentsSchema, type AssignmentSource, type Assignments } from '../assignments/assignment.js';
+import { agentAssignments, type Assignments } from '../../common/agent-protocol/assignments.js';
+import { agentErrorBody } from '../../common/agent-protocol/error-codes.js';
+import { agentPaths } from '../../common/agent-protocol/paths.js';
+import { batchAck, type BatchAck, type SampleBatch } from '../../common/agent-protocol/sample-batch.js';
+import type { AssignmentSource } from '../assignments/assignment.js';
+import { AgentHttpClient, describeFailure, type AgentServerConnection } from './agent-http-client.js';
 import { AuthRefusedError, RejectedBatchError, RetryableError } from './delivery-errors.js';
-import type { Ack, OutgoingBatch, Transport } from './transport.js';
-
-const ackSchema = z.object({
-  batch_id: z.string(),
-  stored: z.number().int().min(0),
-  duplicate: z.boolean(),
-  rejected: z.number().int().min(0),
-});
+import type { Transport } from './transport.js';
 
 /**
  * The delivery half of the agent protocol over HTTP: samples and assignments. Every failure is one
@@ -22,17 +18,17 @@ export class HttpTransport implements Transport, AssignmentSource {
     this.#client = new AgentHttpClient(connection);
   }
 
-  async sendBatch(batch: OutgoingBatch, signal?: AbortSignal): Promise<Ack> {
-    const response = await this.#request('POST', '/v1/agent/samples', JSON.stringify(batch), signal);
-    const ack = ackSchema.safeParse(response.body);
+  async sendBatch(batch: SampleBatch, signal?: AbortSignal): Promise<BatchAck> {
+    const response = await this.#request('POST', agentPaths.samples, JSON.stringify(batch), signal);
+    const ack = batchAck.safeParse(response.body);
     // The server may have stored the batch: resending it is safe, it answers duplicate=true.
     if (!ack.success) throw new RetryableError('the server acknowledged with an unreadable body');
     return ack.data;
   }
 
   async fetchAssignments(signal?: AbortSignal): Promise<Assignments> {
-    const response = await this.#request('GET', '/v1/agent/assignments', undefined, signal);
-    const assignments = assignmentsSchema.safeParse(response.body);
+    const response = await this.#request('GET', agentPaths.assignments, undefined, signal);
+    const assignments = agentAssignments.safeParse(response.body);
     if (!assignments.success) {
       const issue = assignments.error.issues[0]!;
       throw new RetryableError(`the server sent unreadable assignments: ${issue.path.join('.')}: ${issue.message}`);
@@ -65,7 +61,7 @@ export function retryAfterMs(header: string | null, body: unknown, nowMs = Date.
     const date = Date.parse(trimmed);
     if (Number.isFinite(date)) return Math.max(0, date - nowMs);
   }
-  const parsed = errorBodySchema.safeParse(body);
+  const parsed = agentErrorBody.safeParse(body);
   const at = parsed.success ? parsed.data.error.retry_after : undefined;
   return at === undefined ? undefined : Math.max(0, at * 1000 - nowMs);
 }

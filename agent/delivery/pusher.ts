@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { maxBatchSamples } from '../../common/agent-protocol/limits.js';
 import { defaultBackoff, fullJitterDelay, type BackoffPolicy } from './backoff.js';
 import { AuthRefusedError, RejectedBatchError, RetryableError } from './delivery-errors.js';
 import type { SendLimits, Spool } from './spool.js';
@@ -10,7 +11,7 @@ export interface PusherOptions {
   transport: Transport;
   logger: Logger;
   backoff?: BackoffPolicy;
-  /** The server's limits on one batch: 500 samples; bytes well under its default 1 MiB body limit. */
+  /** The server's limits on one batch: the protocol's samples per batch; bytes well under its default 1 MiB body limit. */
   limits?: SendLimits;
   /** A Retry-After beyond this is cut to it, so one odd header cannot park delivery for days. */
   maxRetryAfterMs?: number;
@@ -34,7 +35,7 @@ export interface PusherStats {
   lastSuccessAt: string | null;
 }
 
-export const defaultSendLimits: SendLimits = Object.freeze({ maxSamples: 500, maxBytes: 512 * 1024 });
+export const defaultSendLimits: SendLimits = Object.freeze({ maxSamples: maxBatchSamples, maxBytes: 512 * 1024 });
 
 /**
  * Drains the spool to the server, oldest batch first, one at a time: a batch leaves the spool

@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { ownerOnlyDatabaseFile } from '../../common/owner-only.js';
-import type { Snapshot } from '../collection/snapshot.js';
-
-/** One database's snapshot of one cycle, as `POST /v1/agent/samples` carries it. */
-export interface SpooledSample {
-  database_id: string;
-  snapshot: Snapshot;
-}
+import type { Sample } from '../../common/agent-protocol/sample-batch.js';
 
 export interface SpoolBatch {
   /** 32 hex digits; the server stores a batch id once, so a resent batch is never stored twice. */
   batchId: string;
-  samples: SpooledSample[];
+  samples: Sample[];
   createdAt: string;
   /** True once the batch may have reached the server: from then on it is resent as it is, never merged. */
   attempted: boolean;
@@ -45,7 +39,7 @@ export interface SendLimits {
  * and it leaves the disk only when the server acknowledged it or refused it for good.
  */
 export interface Spool {
-  append(samples: readonly SpooledSample[]): AppendResult;
+  append(samples: readonly Sample[]): AppendResult;
   /** The oldest batches, oldest first. */
   peek(maxBatches: number): SpoolBatch[];
   /**
@@ -98,7 +92,7 @@ interface BatchRow {
   created_at: string;
 }
 
-/** A fresh batch id: 32 hex digits, inside the protocol's 26..64 characters of [A-Za-z0-9_-]. */
+/** A fresh batch id: 32 hex digits, within the protocol's batch id length. */
 export function newBatchId(): string {
   return randomUUID().replaceAll('-', '');
 }
@@ -152,7 +146,7 @@ export function openSpool(file: string, options: SpoolOptions): Spool {
   // One process owns the file (exclusive lock), so the running total can live in memory.
   let samplesHeld = statements.totals.get()!.samples ?? 0;
 
-  const append = db.transaction((samples: readonly SpooledSample[]): AppendResult => {
+  const append = db.transaction((samples: readonly Sample[]): AppendResult => {
     const payload = JSON.stringify(samples);
     const batchId = newBatchId();
     let dropped = 0;
@@ -236,7 +230,7 @@ export function openSpool(file: string, options: SpoolOptions): Spool {
 function toBatch(row: BatchRow): SpoolBatch {
   return {
     batchId: row.batch_id,
-    samples: JSON.parse(row.payload) as SpooledSample[],
+    samples: JSON.parse(row.payload) as Sample[],
     createdAt: row.created_at,
     attempted: row.attempted === 1,
   };

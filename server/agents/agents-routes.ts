@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
+import { agentAssignments } from '../../common/agent-protocol/assignments.js';
+import { agentIdentityOf, type AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
+import { agentPaths } from '../../common/agent-protocol/paths.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { pageWindow, paginationSchema, pagingQuery, sendList } from '../http/paging.js';
 import { errorResponses } from '../openapi/error-responses.js';
-import { assignments } from './agent-protocol-schema.js';
 import { agentAccess } from './agent-access.js';
 import { presentAgent } from './agent-presenter.js';
-import type { AgentIdentity, AgentsService } from './agents-service.js';
+import type { AgentsService } from './agents-service.js';
 
 const agentRecord = z
   .object({
@@ -42,12 +44,12 @@ export function agentsRoutes(agents: AgentsService, now: () => Date): RouteDefin
     }),
     defineRoute({
       method: 'get',
-      path: '/v1/agent/assignments',
+      path: agentPaths.assignments,
       operationId: 'getAgentAssignments',
       summary: 'The databases this agent collects, with decrypted connection settings (agent keys only)',
       tag: 'Agent protocol',
       auth: agentAccess('read'),
-      responses: { 200: { description: 'Assignments', schema: assignments }, ...errorResponses },
+      responses: { 200: { description: 'Assignments', schema: agentAssignments }, ...errorResponses },
       handler: (ctx, { principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
         ctx.set('Cache-Control', 'no-store');
@@ -59,7 +61,5 @@ export function agentsRoutes(agents: AgentsService, now: () => Date): RouteDefin
 
 /** The hostname and version an agent states in its headers (ignored when malformed). */
 export function identityOf(ctx: Context): AgentIdentity {
-  const hostname = ctx.get('X-Dbmon-Agent-Hostname');
-  const version = /^dbmon-agent\/(\S{1,40})/.exec(ctx.get('User-Agent'))?.[1] ?? null;
-  return { hostname: /^[A-Za-z0-9._-]{1,253}$/.test(hostname) ? hostname : null, version };
+  return agentIdentityOf((name) => ctx.get(name));
 }

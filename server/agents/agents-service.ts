@@ -1,14 +1,10 @@
+import type { AgentConnection, Assignments } from '../../common/agent-protocol/assignments.js';
+import type { AgentIdentity } from '../../common/agent-protocol/identity-headers.js';
 import { newId } from '../crypto/new-id.js';
 import type { Principal } from '../auth/principal.js';
 import type { DatabaseRow } from '../databases/database-row.js';
-import type { Assignments } from './agent-protocol-schema.js';
 import type { AgentRow } from './agent-row.js';
 import type { AgentsRepository } from './agents-repository.js';
-
-export interface AgentIdentity {
-  hostname: string | null;
-  version: string | null;
-}
 
 /** last_seen_at is written at most this often: each write is a commit, and agents call several times a minute. */
 const lastSeenResolutionMs = 15_000;
@@ -16,7 +12,7 @@ const lastSeenResolutionMs = 15_000;
 /** The databases feature, as assignments read it. */
 export interface AssignableDatabases {
   assignedTo(agentId: string | null): DatabaseRow[];
-  connectionOf(row: DatabaseRow): Assignments['databases'][number]['connection'];
+  connectionOf(row: DatabaseRow): AgentConnection;
 }
 
 function changed(agent: AgentRow, identity: AgentIdentity): boolean {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { sampleBatchSchema } from '../../common/agent-protocol/sample-batch.js';
 import { RejectedBatchError } from '../../agent/delivery/delivery-errors.js';
 import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
 import type { Transport } from '../../agent/delivery/transport.js';
@@ -7,7 +8,6 @@ import type { IngestCounter } from '../metrics/ingest-routes.js';
 import type { IngestService } from '../metrics/ingest-service.js';
 import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
 import type { OptimizationJobsService } from '../optimizations/optimization-jobs-service.js';
-import { sampleBatchSchema } from './agent-protocol-schema.js';
 import type { AgentsService } from './agents-service.js';
 
 export interface EmbeddedAgentOptions {
@@ -35,6 +35,8 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
   const { ingest, counter, agents, now } = options;
   const sampleBatchBody = sampleBatchSchema(options.catalog);
   const transport: Transport = {
+    // The agent's batch and ingest's input are one type (common/agent-protocol/); the values are
+    // still checked as on the HTTP path, so both refuse the same batches.
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);
       if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);

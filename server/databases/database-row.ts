@@ -1,4 +1,5 @@
-import type { DatabaseStatus, DatabaseType } from './databases-schema.js';
+import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
+import type { DatabaseStatus } from './databases-schema.js';
 
 /** A monitored database as stored: what other features know of one (they never read its table). */
 export interface DatabaseRow {

@@ -1,6 +1,7 @@
+import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
 import type { Db } from '../storage/open-database.js';
 import type { DatabaseRow, LastError } from './database-row.js';
-import type { DatabaseStatus, DatabaseType } from './databases-schema.js';
+import type { DatabaseStatus } from './databases-schema.js';
 
 /** A row as lists read it: whether a password is set, never the ciphertext. */
 export type DatabaseSummary = Omit<DatabaseRow, 'password_encrypted'> & { password_set: number };

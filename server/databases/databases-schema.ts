@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { collectionErrorCodes } from '../../agent/collection/collection-error-code.js';
+import { databaseTypes } from '../../common/agent-protocol/database-types.js';
+import { collectionErrorCodes } from '../../common/agent-protocol/error-codes.js';
 import { pagingQuery, paginationSchema } from '../http/paging.js';
-
-export const databaseTypes = ['postgresql', 'mysql', 'mariadb'] as const;
-export type DatabaseType = (typeof databaseTypes)[number];
 
 export const databaseStatuses = ['pending', 'healthy', 'warning', 'critical', 'unreachable', 'paused'] as const;
 export type DatabaseStatus = (typeof databaseStatuses)[number];

@@ -4,7 +4,8 @@ import type { SecretBox } from '../../common/secret-box.js';
 import type { DatabaseRow, LastError } from './database-row.js';
 import type { DatabasesRepository } from './databases-repository.js';
 import { redactSecrets } from './redact-secrets.js';
-import type { DatabaseCreate, DatabaseType, DatabaseUpdate } from './databases-schema.js';
+import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
+import type { DatabaseCreate, DatabaseUpdate } from './databases-schema.js';
 import type { Transaction } from '../storage/open-database.js';
 
 export function defaultPort(type: DatabaseType): number {

@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BatchAck } from '../../common/agent-protocol/sample-batch.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
-import type { IngestResult } from '../metrics/ingest-service.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/samples-repository.js';
 
 export interface ScrapeSources {
@@ -86,7 +86,7 @@ export class ServerMetrics {
     this.#duration.observe({ route }, seconds);
   }
 
-  recordIngest(result: IngestResult): void {
+  recordIngest(result: BatchAck): void {
     this.#batches.inc({ result: result.duplicate ? 'duplicate' : 'stored' });
     this.#samples.inc({ outcome: 'stored' }, result.stored);
     this.#samples.inc({ outcome: 'rejected' }, result.rejected);

@@ -1,26 +1,7 @@
 import { z } from 'zod';
-import { nestValues, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
-
-const latencySource = z.enum(['histogram', 'estimate']).nullable();
-
-/** The metric fields of the snapshot an agent sends, each at its place, as a zod object shape. */
-export function snapshotMetricsShape(catalog: MetricCatalog): z.ZodRawShape {
-  return nestedShape([
-    ...catalog.map((metric) => [metric.snapshot, ingestedValue(metric)] as const),
-    ['metrics.latency.source', latencySource],
-    [
-      'metrics.latency.note',
-      z
-        .string()
-        .max(2000)
-        .optional()
-        .describe(
-          'Why there is no latency, given with `source: null`: e.g. "pg_stat_statements is not installed in this database ...", ' +
-            '"pg_stat_statements has no statements for this database yet", "no statement ran in the interval"',
-        ),
-    ],
-  ]);
-}
+import { latencySource } from '../../common/agent-protocol/snapshot.js';
+import type { MetricCatalog } from '../../common/metric-catalog.js';
+import { nestedShape } from '../../common/nested-shape.js';
 
 /** The `metrics` object of the API snapshot: the catalog's metrics shown there, at their paths. */
 export function apiSnapshotMetrics(catalog: MetricCatalog): z.ZodObject {
@@ -41,21 +22,4 @@ export function apiSnapshotMetrics(catalog: MetricCatalog): z.ZodObject {
       ],
     ]),
   );
-}
-
-/** What an agent may send for a metric: never negative, an integer where counted, at most 100 where a percentage. */
-function ingestedValue(metric: MetricDefinition): z.ZodType {
-  const number = metric.precision === 'integer' ? z.number().int().min(0) : z.number().min(0);
-  return (metric.unit === 'percent' ? number.max(100) : number).nullable();
-}
-
-type Node = { [key: string]: Node | z.ZodType };
-
-/** Dotted places and their schemas as nested objects: `a.b` and `a.c` give `{ a: { b, c } }`. */
-function nestedShape(entries: readonly (readonly [string, z.ZodType])[]): z.ZodRawShape {
-  return shapeOf(nestValues(entries) as Node);
-}
-
-function shapeOf(node: Node): z.ZodRawShape {
-  return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, child instanceof z.ZodType ? child : z.object(shapeOf(child))]));
 }

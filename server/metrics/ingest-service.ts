@@ -1,6 +1,7 @@
+import type { BatchAck, SampleBatch } from '../../common/agent-protocol/sample-batch.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import { placeReader, type MetricCatalog } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
-import type { IngestSnapshot, SampleBatch } from '../agents/agent-protocol-schema.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { SampleValues, SamplesRepository } from './samples-repository.js';
@@ -8,18 +9,11 @@ import type { SampleValues, SamplesRepository } from './samples-repository.js';
 /** Who sent a batch: a registered remote agent, or the server's own embedded agent. */
 export type IngestSource = { kind: 'agent'; agent: AgentRow } | { kind: 'embedded' };
 
-export interface IngestResult {
-  batch_id: string;
-  stored: number;
-  duplicate: boolean;
-  rejected: number;
-}
-
 /** The databases feature, as ingest reads and updates it. */
 export interface CollectedDatabases {
   findAnyOrg(id: string): DatabaseRow | undefined;
   /** The version and last error (secrets masked) of the newest collection, as of `at`. */
-  recordCollection(row: DatabaseRow, snapshot: IngestSnapshot, at: string): void;
+  recordCollection(row: DatabaseRow, snapshot: Snapshot, at: string): void;
 }
 
 /** The agents feature, as ingest reports to it. */
@@ -33,7 +27,7 @@ export interface SpoolReports {
  */
 export interface IngestSteps {
   /** Slow queries: the statement deltas of one stored, reachable snapshot (an empty list: no statement ran). */
-  statements: { recordInterval(databaseId: string, ts: number, statements: NonNullable<IngestSnapshot['statements']>): void };
+  statements: { recordInterval(databaseId: string, ts: number, statements: NonNullable<Snapshot['statements']>): void };
   /** Optimizations: once per database and batch, the applied ones measured over the intervals its snapshots ended, [fromTs, toTs]. */
   optimizations: { measureAfter(databaseId: string, fromTs: number, toTs: number, now: Date): void };
   /** Alerts and status of the databases that got samples. */
@@ -45,7 +39,7 @@ interface StoredBatch {
   stored: number;
   rejected: number;
   databases: Map<string, DatabaseRow>;
-  newest: Map<string, { ts: number; snapshot: IngestSnapshot }>;
+  newest: Map<string, { ts: number; snapshot: Snapshot }>;
   intervals: Map<string, { fromTs: number; toTs: number }>;
 }
 
@@ -60,7 +54,7 @@ const maxClockSkewMs = 5 * 60_000;
  */
 export class IngestService {
   /** Reads each catalog metric at its place in a snapshot, in the catalog's (and the insert's) order. */
-  readonly #readers: ((snapshot: IngestSnapshot) => number | null)[];
+  readonly #readers: ((snapshot: Snapshot) => number | null)[];
 
   constructor(
     private readonly samples: SamplesRepository,
@@ -75,9 +69,9 @@ export class IngestService {
     this.#readers = catalog.map((metric) => placeReader(metric.snapshot));
   }
 
-  ingest(source: IngestSource, batch: SampleBatch, now: Date): IngestResult {
+  ingest(source: IngestSource, batch: SampleBatch, now: Date): BatchAck {
     const sourceKey = source.kind === 'agent' ? source.agent.id : 'embedded';
-    return this.transaction((): IngestResult => {
+    return this.transaction((): BatchAck => {
       if (!this.samples.markBatch(sourceKey, batch.batch_id, now.getTime())) {
         return { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 };
       }
@@ -138,7 +132,7 @@ export class IngestService {
     }
   }
 
-  #sampleValues(databaseId: string, ts: number, snapshot: IngestSnapshot): SampleValues {
+  #sampleValues(databaseId: string, ts: number, snapshot: Snapshot): SampleValues {
     return [databaseId, ts, Number(snapshot.reachable), ...this.#readers.map((read) => read(snapshot)), snapshot.metrics.latency.source];
   }
 }

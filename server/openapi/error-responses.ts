@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { connectionChangedCode } from '../../common/agent-protocol/error-codes.js';
 import type { RouteResponse } from '../http/route.js';
 
 export const errorCodes = [
@@ -41,7 +42,7 @@ export const errorCodes = [
   'optimization_failed',
   'optimization_dismissed',
   'auto_apply_not_allowed',
-  'connection_changed',
+  connectionChangedCode,
   'rate_limited',
   'storage_unavailable',
   'invalid_metrics_token',

@@ -1,7 +1,8 @@
-import { ResultRefusedError, refusesResult } from '../../agent/advisor/job-runner.js';
+import { ResultRefusedError } from '../../agent/advisor/job-runner.js';
+import { refusesResult } from '../../common/agent-protocol/error-codes.js';
+import { jobResult } from '../../common/agent-protocol/job-results.js';
 import { ApiError } from '../errors.js';
 import { parseInput } from '../http/validate.js';
-import { jobResultBody } from './optimization-jobs-schema.js';
 import type { OptimizationJobsService } from './optimization-jobs-service.js';
 
 /**
@@ -15,7 +16,7 @@ export function embeddedJobSource(jobs: OptimizationJobsService, now: () => Date
     fetchJobs: async (): Promise<unknown[]> => jobs.lease(null, now()),
     reportResult: async (jobId: string, result: unknown): Promise<void> => {
       try {
-        jobs.report(null, jobId, parseInput(jobResultBody, result), now());
+        jobs.report(null, jobId, parseInput(jobResult, result), now());
       } catch (error) {
         // The refusals HTTP answers with, told the agent's way: dropped, not offered again.
         if (error instanceof ApiError && refusesResult(error.status, error.code)) throw new ResultRefusedError(error.message);

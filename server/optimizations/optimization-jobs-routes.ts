@@ -1,9 +1,11 @@
+import { jobReceipt, jobResult } from '../../common/agent-protocol/job-results.js';
+import { agentJobList } from '../../common/agent-protocol/optimization-jobs.js';
+import { agentPaths } from '../../common/agent-protocol/paths.js';
 import type { AgentsService } from '../agents/agents-service.js';
 import { agentAccess } from '../agents/agent-access.js';
 import { identityOf } from '../agents/agents-routes.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { errorBody, errorResponses } from '../openapi/error-responses.js';
-import { agentJobList, jobReceipt, jobResultBody } from './optimization-jobs-schema.js';
 import type { OptimizationJobsService } from './optimization-jobs-service.js';
 import { optimizationIdParams } from './optimizations-schema.js';
 
@@ -13,7 +15,7 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
   return [
     defineRoute({
       method: 'get',
-      path: '/v1/agent/jobs',
+      path: agentPaths.jobs,
       operationId: 'leaseAgentJobs',
       summary: 'Lease the optimization jobs (analyze, apply) of the databases this agent monitors, with their connections (agent keys only)',
       description:
@@ -31,7 +33,7 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/agent/jobs/{id}/result',
+      path: agentPaths.jobResult,
       operationId: 'reportAgentJobResult',
       summary: 'Report the result of a leased job; a repeated report is acknowledged and changes nothing',
       description:
@@ -41,7 +43,7 @@ export function optimizationJobsRoutes(agents: AgentsService, jobs: Optimization
       tag,
       auth: agentAccess('write'),
       params: optimizationIdParams,
-      body: jobResultBody,
+      body: jobResult,
       responses: {
         200: { description: 'Recorded', schema: jobReceipt },
         ...errorResponses,

@@ -1,9 +1,11 @@
+import { connectionChangedCode } from '../../common/agent-protocol/error-codes.js';
+import type { AnalyzeResult, ApplyResult, JobReceipt, JobResult, Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AgentJob, AnalyzeStatement, ApplyPayload } from '../../common/agent-protocol/optimization-jobs.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { newId } from '../crypto/new-id.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors.js';
 import { embeddedAgent, type JobRow, type OptimizationJobsRepository } from './optimization-jobs-repository.js';
-import type { AgentJobWire, AnalyzeResult, AnalyzeStatement, ApplyPayload, ApplyResult, JobResult, Suggestion } from './optimization-jobs-schema.js';
 import type { OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
 import { emptyOptimization, type OptimizationsService } from './optimizations-service.js';
 import type { Transaction } from '../storage/open-database.js';
@@ -27,11 +29,6 @@ export const defaultJobLeasePolicy: JobLeasePolicy = {
   createdIndexGraceMs: 30 * 86_400_000,
 };
 
-export interface JobReceipt {
-  job_id: string;
-  duplicate: boolean;
-}
-
 /** The agent side of optimizations: jobs handed to the agent that monitors a database, and their results. */
 export class OptimizationJobsService {
   constructor(
@@ -48,10 +45,10 @@ export class OptimizationJobsService {
    * which takes the databases without agent_id). A lease that ran out is handed out again (analysis)
    * or ends the optimization as failed (apply: it may have half happened, so it is never re-run blindly).
    */
-  lease(agent: AgentRow | null, now: Date): AgentJobWire[] {
+  lease(agent: AgentRow | null, now: Date): AgentJob[] {
     const nowMs = now.getTime();
     return this.transaction(() => {
-      const leased: AgentJobWire[] = [];
+      const leased: AgentJob[] = [];
       for (const job of this.jobs.leasable(agent?.id ?? null, nowMs, this.policy.batchSize)) {
         const optimization = this.optimizationRows.findAnyOrg(job.optimization_id);
         const database = this.databases.findAnyOrg(job.database_id);
@@ -95,7 +92,7 @@ export class OptimizationJobsService {
       if (job === undefined || job.leased_by !== (agent?.id ?? embeddedAgent)) throw new NotFoundError(`No job ${jobId} leased to this agent`, 'id');
       if (job.cancel_reason === 'connection_changed') {
         throw new ConflictError(
-          'connection_changed',
+          connectionChangedCode,
           `Job ${jobId} was cancelled: the database's connection changed after it was leased, so its result is of another database`,
           'id',
         );

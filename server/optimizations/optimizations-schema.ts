@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { confidences } from '../../common/agent-protocol/job-results.js';
 import { pagingQuery, paginationSchema } from '../http/paging.js';
-import { confidences } from './optimization-jobs-schema.js';
 
 export const optimizationKinds = ['create_index', 'drop_index', 'setting', 'rewrite'] as const;
 export type OptimizationKind = (typeof optimizationKinds)[number];

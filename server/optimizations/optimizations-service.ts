@@ -1,9 +1,9 @@
+import type { AnalyzeStatement, ApplyPayload } from '../../common/agent-protocol/optimization-jobs.js';
 import { newId } from '../crypto/new-id.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import { ConflictError, NotFoundError, PermissionError } from '../errors.js';
 import type { QueriesService } from '../queries/queries-service.js';
 import type { OptimizationJobsRepository, JobKind } from './optimization-jobs-repository.js';
-import type { AnalyzeStatement, ApplyPayload } from './optimization-jobs-schema.js';
 import type { OptimizationEvents } from './optimization-events.js';
 import type { OptimizationFilter, OptimizationRow, OptimizationsRepository } from './optimizations-repository.js';
 import type { OptimizeBody } from './optimizations-schema.js';

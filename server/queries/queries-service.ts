@@ -1,10 +1,10 @@
-import type { IngestSnapshot } from '../agents/agent-protocol-schema.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { Range } from '../metrics/metrics-schema.js';
 import type { QueriesRepository, QueryRow, QuerySort, QueryTotals } from './queries-repository.js';
 import { queryIdOf } from './query-id.js';
 
-export type IngestedStatements = NonNullable<IngestSnapshot['statements']>;
+export type IngestedStatements = NonNullable<Snapshot['statements']>;
 
 export class QueriesService {
   constructor(

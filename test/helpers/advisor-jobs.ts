@@ -1,9 +1,8 @@
 import pino from 'pino';
-import { defaultAdvisorOptions, type AdvisorOptions, type AgentJob, type JobResult, type Suggestion } from '../../agent/advisor/job.js';
+import type { AnalyzeResult, ApplyResult, Suggestion } from '../../common/agent-protocol/job-results.js';
+import type { AgentJob } from '../../common/agent-protocol/optimization-jobs.js';
+import { defaultAdvisorOptions, type AdvisorOptions } from '../../agent/advisor/advisor-options.js';
 import { runJob } from '../../agent/advisor/run-job.js';
-
-type AnalyzeResult = Extract<JobResult, { kind: 'analyze' }>;
-type ApplyResult = Extract<JobResult, { kind: 'apply' }>;
 
 /** Runs advisor jobs on one database as the agent would, each with a new job id. */
 export function advisorJobs(database: AgentJob['database']) {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import { agentPaths } from '../../common/agent-protocol/paths.js';
+import type { BatchAck, SampleBatch } from '../../common/agent-protocol/sample-batch.js';
 
 /**
  * NOT the dbmon server: a small real HTTP receiver of the agent protocol for the agent's own
@@ -49,12 +51,6 @@ export type Plan =
   /** Stores the batch, then waits for `hold` before answering (or never, if the client dies). */
   | { store: true; hold: (batchId: string) => Promise<void> };
 
-interface SamplesBody {
-  batch_id: string;
-  spool_dropped_total: number;
-  samples: { database_id: string; snapshot: { timestamp: string } }[];
-}
-
 export interface BatchReceiverOptions {
   dbFile: string;
   port?: number;
@@ -72,7 +68,7 @@ export async function startBatchReceiver(options: BatchReceiverOptions): Promise
   `);
   const insertBatch = db.prepare('INSERT OR IGNORE INTO batches (batch_id) VALUES (?)');
   const insertSample = db.prepare('INSERT INTO samples (batch_id, database_id, timestamp) VALUES (?, ?, ?)');
-  const store = db.transaction((body: SamplesBody): boolean => {
+  const store = db.transaction((body: SampleBatch): boolean => {
     if (insertBatch.run(body.batch_id).changes === 0) return false;
     for (const sample of body.samples) insertSample.run(body.batch_id, sample.database_id, sample.snapshot.timestamp);
     return true;
@@ -89,18 +85,18 @@ export async function startBatchReceiver(options: BatchReceiverOptions): Promise
       response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(body));
     };
-    if (request.method === 'GET' && request.url === '/v1/agent/assignments') return send(200, assignments);
-    if (request.method !== 'POST' || request.url !== '/v1/agent/samples') {
+    if (request.method === 'GET' && request.url === agentPaths.assignments) return send(200, assignments);
+    if (request.method !== 'POST' || request.url !== agentPaths.samples) {
       return send(404, { error: { type: 'not_found', message: 'no such route' } });
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SamplesBody;
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SampleBatch;
     options.onRequest?.(body.batch_id);
     const plan = plans.shift();
     const record = (status: number): void => {
       requests.push({
         batchId: body.batch_id,
         sampleCount: body.samples.length,
-        spoolDroppedTotal: body.spool_dropped_total,
+        spoolDroppedTotal: body.spool_dropped_total!,
         status,
         atMs: performance.now(),
         headers: request.headers,
@@ -113,7 +109,8 @@ export async function startBatchReceiver(options: BatchReceiverOptions): Promise
     const stored = store(body);
     record(200);
     if (plan !== undefined) await plan.hold(body.batch_id);
-    send(200, { batch_id: body.batch_id, stored: stored ? body.samples.length : 0, duplicate: !stored, rejected: 0 });
+    const ack: BatchAck = { batch_id: body.batch_id, stored: stored ? body.samples.length : 0, duplicate: !stored, rejected: 0 };
+    send(200, ack);
   };
 
   let server: Server | undefined;

@@ -3,7 +3,7 @@ import { CollectionRunner } from '../../agent/collection/collection-runner.js';
 import type { Collector, Pingable } from '../../agent/collection/collector.js';
 import { HttpJobSource } from '../../agent/advisor/http-job-source.js';
 import { JobRunner } from '../../agent/advisor/job-runner.js';
-import type { Snapshot } from '../../agent/collection/snapshot.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import { createServiceKey, createTenant, startTestServer, type Tenant, type TestServer } from './test-server.js';
 
 export interface OptimizationFlowOptions<Source extends Pingable> {

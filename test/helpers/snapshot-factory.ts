@@ -1,4 +1,4 @@
-import type { Snapshot } from '../../agent/collection/snapshot.js';
+import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 
 /** A complete, plausible snapshot; override what a test is about. */
 export function makeSnapshot(at: Date, overrides: { metrics?: Partial<Snapshot['metrics']> } & Partial<Omit<Snapshot, 'metrics'>> = {}): Snapshot {

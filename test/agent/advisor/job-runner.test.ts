@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import t from 'tap';
-import type { AgentJob, JobResult } from '../../../agent/advisor/job.js';
+import type { JobResult } from '../../../common/agent-protocol/job-results.js';
+import type { AgentJob } from '../../../common/agent-protocol/optimization-jobs.js';
 import type { RunJobContext } from '../../../agent/advisor/run-job.js';
 import { JobRunner, ResultRefusedError, type JobSource } from '../../../agent/advisor/job-runner.js';
 

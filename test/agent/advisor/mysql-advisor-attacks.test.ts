@@ -1,7 +1,7 @@
 import type mysql from 'mysql2/promise';
 import t from 'tap';
 import { analyzeMysqlStatement } from '../../../agent/advisor/mysql-advisor.js';
-import { defaultAdvisorOptions } from '../../../agent/advisor/job.js';
+import { defaultAdvisorOptions } from '../../../agent/advisor/advisor-options.js';
 import { lexerNeutralSqlMode, openMysqlSession } from '../../../agent/sources/mysql-session.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Assignments } from '../../../agent/assignments/assignment.js';
+import type { Assignments } from '../../../common/agent-protocol/assignments.js';
 import { AssignmentStore } from '../../../agent/assignments/assignment-store.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
 import { tempDir } from '../../helpers/temp-dir.js';

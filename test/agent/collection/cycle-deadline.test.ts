@@ -7,7 +7,7 @@ import { mysqlCollectors } from '../../../agent/collection/collectors/mysql/mysq
 import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
 import type { DatabaseCollection } from '../../../agent/collection/database-collection.js';
 import { HttpTransport } from '../../../agent/delivery/http-transport.js';
-import type { Snapshot } from '../../../agent/collection/snapshot.js';
+import type { Snapshot } from '../../../common/agent-protocol/snapshot.js';
 import type { ConnectionSettings } from '../../../agent/sources/connection-settings.js';
 import { MysqlSource } from '../../../agent/sources/mysql-source.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';

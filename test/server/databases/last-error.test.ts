@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import t from 'tap';
 import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
-import type { Snapshot } from '../../../agent/collection/snapshot.js';
+import type { Snapshot } from '../../../common/agent-protocol/snapshot.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
 import { collectionRunner } from '../../helpers/collection-under-test.js';
 import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';

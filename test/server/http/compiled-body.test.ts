@@ -1,6 +1,6 @@
 import t from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
-import { sampleBatchSchema } from '../../../server/agents/agent-protocol-schema.js';
+import { sampleBatchSchema } from '../../../common/agent-protocol/sample-batch.js';
 import { InvalidRequestError } from '../../../server/errors.js';
 import { compiledBodyParser } from '../../../server/http/compiled-body.js';
 import { parseInput } from '../../../server/http/validate.js';

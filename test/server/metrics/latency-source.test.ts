@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
-import type { Snapshot } from '../../../agent/collection/snapshot.js';
+import type { Snapshot } from '../../../common/agent-protocol/snapshot.js';
 import { collectionRunner, postgresSourceOn } from '../../helpers/collection-under-test.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { AgentJob } from '../../../common/agent-protocol/optimization-jobs.js';
 import { HttpJobSource } from '../../../agent/advisor/http-job-source.js';
 import { JobRunner } from '../../../agent/advisor/job-runner.js';
 import { embeddedJobSource } from '../../../server/optimizations/embedded-job-source.js';
@@ -23,7 +24,7 @@ const createDatabase = async (agent: string | null) =>
 const put = (databaseId: string, body: unknown) => server.request('PUT', `/v1/databases/${databaseId}`, { key: tenant.key, body });
 const optimize = async (databaseId: string) => (await server.request('POST', `/v1/databases/${databaseId}/optimize`, { key: tenant.key, body: {} })).body;
 const get = async (id: string) => (await server.request('GET', `/v1/optimizations/${id}`, { key: tenant.key })).body;
-const leaseJobs = async () => (await server.request('GET', '/v1/agent/jobs', { key: agentKey })).body.jobs as Array<{ id: string; kind: string; optimization_id: string }>;
+const leaseJobs = async () => (await server.request('GET', '/v1/agent/jobs', { key: agentKey })).body.jobs as AgentJob[];
 const report = (jobId: string, body: unknown) => server.request('POST', `/v1/agent/jobs/${jobId}/result`, { key: agentKey, body });
 
 let indexes = 0;

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { StatementStats } from '../../../common/agent-protocol/snapshot.js';
 import { queryIdOf } from '../../../server/queries/query-id.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
@@ -22,15 +23,7 @@ const createDatabase = async (name: string) =>
 const databaseId = await createDatabase('orders');
 const otherId = await createDatabase('billing');
 
-interface Stat {
-  query_id_source: string;
-  query: string;
-  calls: number;
-  total_time_ms: number;
-  max_time_ms: number | null;
-  rows: number;
-}
-const stat = (source: string, calls: number, total: number, max: number | null = null): Stat => ({
+const stat = (source: string, calls: number, total: number, max: number | null = null): StatementStats => ({
   query_id_source: source,
   query: `SELECT * FROM t${source} WHERE a = $1`,
   calls,
@@ -39,7 +32,7 @@ const stat = (source: string, calls: number, total: number, max: number | null =
   rows: calls,
 });
 let batch = 0;
-const ingest = async (database: string, at: Date, statements: Stat[] | undefined, reachable = true) => {
+const ingest = async (database: string, at: Date, statements: StatementStats[] | undefined, reachable = true) => {
   const snapshot = makeSnapshot(at, { reachable, ...(statements && { statements }) });
   const response = await server.request('POST', '/v1/agent/samples', {
     key: agentKey,

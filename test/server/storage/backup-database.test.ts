@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import type { BatchAck } from '../../../common/agent-protocol/sample-batch.js';
 import { databaseFileName } from '../../../server/state-dir.js';
 import { backupDatabase } from '../../../server/storage/backup-database.js';
 import { migrate } from '../../../server/storage/migrate.js';
@@ -73,7 +74,7 @@ t.test('a backup taken while the server ingests restores every sample acknowledg
           samples: [{ database_id: databaseId, snapshot: makeSnapshot(new Date(ts)) }],
         }),
       });
-      const body = (await response.json()) as { stored: number };
+      const body = (await response.json()) as BatchAck;
       if (response.status !== 200 || body.stored !== 1) throw new Error(`ingest failed: ${response.status} ${JSON.stringify(body)}`);
       acked.push(ts);
     }
