@@ -5,14 +5,14 @@ import { ConfigError } from '../common/config-loader.js';
 import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { startEmbeddedAgent } from './agents/embedded-agent.js';
+import { AlertEvaluationJob } from './alerts/alert-evaluation-job.js';
 import { createApp } from './app.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { loadServerConfig, parseServerFlags, weakenedDefaults, type ServerConfig } from './config.js';
 import { RateLimiter } from './http/rate-limiter.js';
+import { JobScheduler } from './jobs/job-scheduler.js';
 import { closeGracefully, listen } from './http-server.js';
 import { createServerMetrics } from './metrics-endpoint/create-server-metrics.js';
-import { maintainMetricStorage } from './metrics/storage-maintenance.js';
-import { startPeriodicTask } from './periodic-task.js';
 import { createServices } from './services.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
 import { listenError, stateDirError } from './start-up-error.js';
@@ -59,8 +59,12 @@ async function main(): Promise<void> {
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
-  // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.
-  const alertEvaluation = startPeriodicTask('alert evaluation', 15_000, () => services.alerting.evaluateAll(now()), logger);
+  const jobs = new JobScheduler(
+    [services.rollups, services.retention, new AlertEvaluationJob(services.alerting, services.databaseRows)],
+    now,
+    { logger: logger.child({ component: 'jobs' }), observer: serverMetrics },
+  );
+  jobs.start();
   const dispatcher = new WebhookDispatcher({
     deliveries: services.webhookDeliveries,
     guard: services.webhookDestinations,
@@ -69,7 +73,6 @@ async function main(): Promise<void> {
     userAgent: `dbmon-webhooks/${packageVersion()}`,
   });
   dispatcher.start();
-  const maintenance = startPeriodicTask('metric storage maintenance', 60_000, () => maintainMetricStorage(services, now()), logger);
   const embeddedAgent = config.agent.embedded
     ? startEmbeddedAgent({
         services,
@@ -87,10 +90,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    alertEvaluation.stop();
-    maintenance.stop();
     await embeddedAgent?.stop();
-    await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop()]);
+    await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop(), jobs.stop()]);
     db.close();
     stateLock.release();
     logger.info('stopped');

@@ -21,6 +21,7 @@ import { MonitoringResumesRepository } from './databases/monitoring-resumes-repo
 import { IngestService } from './metrics/ingest-service.js';
 import { MetricsService } from './metrics/metrics-service.js';
 import { defaultRetention, type RetentionMs } from './metrics/retention.js';
+import { RetentionJob } from './metrics/retention-job.js';
 import { RollupJob } from './metrics/rollup-job.js';
 import { SamplesRepository } from './metrics/samples-repository.js';
 import type { OptimizationEvents } from './optimizations/optimization-events.js';
@@ -53,8 +54,10 @@ export interface Services {
   agents: AgentsService;
   ingest: IngestService;
   metrics: MetricsService;
+  /** Background jobs (server/jobs): folding new samples into the rollups, and retention of history and slow queries. */
   rollups: RollupJob;
-  /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
+  retention: RetentionJob;
+  /** Slow queries; kept as long as raw samples (the retention job expires them). */
   queries: QueriesService;
   optimizations: OptimizationsService;
   /** Agent jobs; the embedded agent leases with `lease(null, now)` (see optimizations/embedded-job-source.ts). */
@@ -122,7 +125,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   // Called only once the services below exist: inside a database update's transaction.
   const connectionChanges = { databaseConnectionChanged: (id: string, now: Date) => optimizationJobs.databaseConnectionChanged(id, now) };
   const databases = new DatabasesService(databaseRows, agentRows, secretBox, alerting, connectionChanges, transaction);
-  const rollups = new RollupJob(db, retention, catalog);
+  const rollups = new RollupJob(db, catalog);
   const queries = new QueriesService(new QueriesRepository(db), retention.raw);
   const optimizationEvents: OptimizationEvents = {
     record: (type, row, now) => events.publish(row.org_id, type, { object: presentOptimization(row) }, now),
@@ -161,8 +164,9 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
       (databaseIds, now) => alerting.afterIngest(databaseIds, now),
       catalog,
     ),
-    metrics: new MetricsService(samples, rollups, retention, catalog),
+    metrics: new MetricsService(samples, retention, catalog),
     rollups,
+    retention: new RetentionJob(samples, queries, databaseRows, retention, transaction),
     queries,
     optimizations,
     optimizationJobs,

@@ -1,8 +1,8 @@
+import { runPass } from '../jobs/background-job.js';
 import type { Services } from '../services.js';
 
-/** Folds new samples into the rollups, then drops what is past retention: samples, rollups, batch ids, slow queries. */
+/** A rollup pass, then a retention pass, each to its end at once (a serving process schedules them as jobs). */
 export function maintainMetricStorage(services: Services, now: Date): void {
-  services.rollups.fold();
-  services.rollups.expire(now.getTime());
-  services.queries.expire(now);
+  runPass(services.rollups, now);
+  runPass(services.retention, now);
 }
