@@ -60,14 +60,17 @@ try {
     return { wall, blockMs: delay.max / 1e6, slices };
   }
 
-  /** One pass of a job through the scheduler the server uses; how many slices it took. */
+  /** One pass of a job through the scheduler the server uses; its slices' count and longest one. */
   function schedulerPass(job, now) {
-    let slices = 0;
+    const slices = { count: 0, longestMs: 0 };
     return new Promise((resolve) => {
       const jobs = new scheduler.JobScheduler([job], () => now, {
         logger: createLogger('warn'),
         observer: {
-          jobSliceRan: () => slices++,
+          jobSliceRan: (_job, seconds) => {
+            slices.count++;
+            slices.longestMs = Math.max(slices.longestMs, seconds * 1000);
+          },
           jobPassEnded: () => void jobs.stop().then(() => resolve(slices)),
           jobBehindSince: () => {},
         },
@@ -84,7 +87,9 @@ try {
       return undefined;
     });
 
-  const f = ({ wall, blockMs, slices }) => `wall ${wall.toFixed(0).padStart(6)} ms, event loop held up to ${blockMs.toFixed(0).padStart(6)} ms${slices ? ` (${slices} slices)` : ''}`;
+  const f = ({ wall, blockMs, slices }) =>
+    `wall ${wall.toFixed(0).padStart(6)} ms, event loop held up to ${blockMs.toFixed(0).padStart(6)} ms` +
+    (slices ? ` (${slices.count} slices, the longest ${slices.longestMs.toFixed(0)} ms)` : '');
   out(`state ${dir} (${fleet.samples} samples), history ends ${new Date(fleet.endMs).toISOString()}`);
   for (let round = 1; round <= rounds; round++) {
     const start = fleet.endMs + (round - 1) * minute;

@@ -2,18 +2,20 @@
 // N databases x D days of 10 s samples, collected by 4 agents (N/4 databases each), folded into
 // the rollups. Every fleet bench starts from one.
 //
-//   npm run build && node bench/fleet-state.js [--databases 200] [--days 7] [--root DIR] [--force]
+//   npm run build && node bench/fleet-state.js [--databases 200] [--days 7] [--root DIR] [--upgrade-from DIR] [--force]
 //
 // `--root` is a checkout whose dist/ does the writing (default this one): the "before" figures
 // come from a build of the unchanged code. The directory is cached under the temporary directory,
 // keyed by that root's migrations (the schema) and the generator's version, so a re-run finds it at once; it is
-// never changed by the benches that read it (they copy it or roll back what they write).
+// never changed by the benches (they read it, or work on a copy). `--upgrade-from DIR` takes the state
+// DIR's code generated and opens a copy with `--root`'s code instead (migrating it), so that two
+// versions are measured on the same rows in the same places.
 //
 // Batches are written as agents send them after a short outage: 10 collections of 50 databases
 // each, in collection order, so the rows of one database are spread over the table as in a live
 // server. Rollups are folded once per simulated day and at the end.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -102,8 +104,9 @@ export function fleetSnapshot(ts, index, next) {
   };
 }
 
-function cacheKey(root, databases, days) {
+function cacheKey(root, databases, days, upgradeFrom) {
   const hash = createHash('sha256').update(`${generatorVersion} ${databases}x${days}`);
+  if (upgradeFrom !== undefined) hash.update(`upgraded from ${cacheKey(upgradeFrom, databases, days)}`);
   const migrations = join(root, 'dist/server/storage/migrations');
   for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(join(migrations, name)));
   return hash.digest('hex').slice(0, 12);
@@ -122,19 +125,33 @@ export function foldAll(services, now) {
   else runJob(services.rollups, now);
 }
 
-/** The fleet's state directory and its description, generated first when not cached. */
-export async function fleetState({ root = repoRoot, databases = 200, days = 7, force = false } = {}) {
-  const dir = join(tmpdir(), `dbmon-fleet-${databases}x${days}-${cacheKey(root, databases, days)}`);
+/**
+ * The fleet's state directory and its description, generated first when not cached. With
+ * `upgradeFrom` (another checkout), it is that checkout's fleet state opened (so migrated) by this
+ * one's code: the same rows in the same places, as an installation upgraded in place has them.
+ */
+export async function fleetState({ root = repoRoot, databases = 200, days = 7, force = false, upgradeFrom = undefined } = {}) {
+  const dir = join(tmpdir(), `dbmon-fleet-${databases}x${days}-${cacheKey(root, databases, days, upgradeFrom)}`);
   const descriptionFile = join(dir, 'fleet.json');
   if (!force && existsSync(descriptionFile)) return { dir, fleet: JSON.parse(readFileSync(descriptionFile, 'utf8')) };
   const partial = `${dir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const fleet = await generate(root, partial, databases, days);
+  const fleet = upgradeFrom === undefined ? await generate(root, partial, databases, days) : await upgrade(root, upgradeFrom, partial, databases, days);
   writeFileSync(join(partial, 'fleet.json'), `${JSON.stringify(fleet, null, 2)}\n`);
   renameSync(partial, dir);
   return { dir, fleet };
+}
+
+async function upgrade(root, upgradeFrom, stateDir, databases, days) {
+  const { dir, fleet } = await fleetState({ root: upgradeFrom, databases, days });
+  cpSync(dir, stateDir, { recursive: true });
+  const { db } = await openFleet(root, stateDir, new Date(fleet.endMs));
+  rmSync(join(stateDir, 'backups'), { recursive: true, force: true });
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  return { ...fleet, upgradedBy: root };
 }
 
 async function generate(root, stateDir, databaseCount, days) {
@@ -198,23 +215,30 @@ async function generate(root, stateDir, databaseCount, days) {
   };
 }
 
-/** The fleet benches' common flags (`--root`, `--databases`, `--days`) beside their own. */
+/** The fleet benches' common flags (`--root`, `--databases`, `--days`, `--upgrade-from`) beside their own. */
 export function fleetArgs(options = {}) {
   const { values } = parseArgs({
     options: {
       databases: { type: 'string', default: '200' },
       days: { type: 'string', default: '7' },
       root: { type: 'string', default: repoRoot },
+      'upgrade-from': { type: 'string' },
       ...options,
     },
     strict: true,
   });
-  return { ...values, root: resolve(values.root), databases: integerFlag(values, 'databases'), days: integerFlag(values, 'days') };
+  return {
+    ...values,
+    root: resolve(values.root),
+    upgradeFrom: values['upgrade-from'] === undefined ? undefined : resolve(values['upgrade-from']),
+    databases: integerFlag(values, 'databases'),
+    days: integerFlag(values, 'days'),
+  };
 }
 
 /** The machine and run, for a report's first line. */
 export function describeRun(flags) {
-  return `root ${flags.root}, ${flags.databases} databases x ${flags.days} days, cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`;
+  return `root ${flags.root}${flags.upgradeFrom === undefined ? '' : ` (state upgraded from ${flags.upgradeFrom})`}, ${flags.databases} databases x ${flags.days} days, cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
