@@ -143,25 +143,32 @@ export class SamplesRepository {
   }
 
   /**
-   * These metrics' `<column>_avg|_min|_max|_count` in the first `limit` buckets of one resolution
+   * These metrics' `<column>_avg|_min|_max` in the first `limit` buckets of one resolution
    * starting in [from, to). A bucket with samples the rollup job has not folded yet is its folded
    * part (if any) merged with those samples, so a read never waits for a fold nor writes one.
    */
   rollupSeries(databaseId: string, resolution: RollupResolution, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
     const columns = rollupColumns(metrics);
-    const folded = this.#statement(`${resolution} ${columns.join(',')}`, () =>
-      `SELECT ${['bucket AS ts', 'samples', ...columns].join(', ')} FROM sample_rollups
-       WHERE database_id = ? AND resolution = '${resolution}' AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
-    ).all(databaseId, fromMs, toMs, limit);
+    const key = `${resolution} ${columns.join(',')}`;
     const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
-    const pending = this.#statement(`pending ${resolution} ${columns.join(',')}`, () => {
+    const pending = this.#statement(`pending ${key}`, () => {
       const aggregates = metrics.flatMap(({ column: c }) => [`avg(${c}) AS ${c}_avg`, `min(${c}) AS ${c}_min`, `max(${c}) AS ${c}_max`, `count(${c}) AS ${c}_count`]);
       // NOT INDEXED: the rowid range of the samples not folded yet, not this database's whole index range.
       return `SELECT ${[`(ts / ${width}) * ${width} AS ts`, 'count(*) AS samples', ...aggregates].join(', ')} FROM samples NOT INDEXED
               WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) AND database_id = ? AND ts >= ? AND ts < ?
               GROUP BY ts / ${width} ORDER BY 1`;
     }).all(databaseId, fromMs, toMs);
-    return mergeBuckets(folded, pending, metrics).slice(0, limit);
+    // Counts (the last columns of a row, the dearest to read) only where a merge needs them.
+    const folded = (counted: boolean) =>
+      this.#statement(`${counted ? 'counted' : 'folded'} ${key}`, () => {
+        const read = counted ? ['samples', ...columns] : columns.filter((column) => !column.endsWith('_count'));
+        return `SELECT ${['bucket AS ts', ...read].join(', ')} FROM sample_rollups
+                WHERE database_id = ? AND resolution = '${resolution}' AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`;
+      });
+    const series = folded(false).all(databaseId, fromMs, toMs, limit);
+    if (pending.length === 0) return series;
+    const counted = folded(true).all(databaseId, pending[0]!.ts!, toMs, limit);
+    return mergeBuckets(series, counted, pending, metrics).slice(0, limit);
   }
 
   /** Drops up to `limit` of a database's samples older than the cutoff, oldest first; returns how many. */
@@ -191,17 +198,20 @@ export class SamplesRepository {
   }
 }
 
-/** Folded buckets and pending ones, both in bucket order, as one series: a bucket in both is the count-weighted merge. */
-function mergeBuckets(folded: SeriesRow[], pending: SeriesRow[], metrics: readonly MetricDefinition[]): SeriesRow[] {
-  const byStart = new Map(folded.map((row, index) => [row.ts!, index]));
-  const merged = [...folded];
+/**
+ * Folded buckets and pending ones as one series, in bucket order: a bucket in both is the
+ * count-weighted merge of its folded part (`counted`, with its counts) and its pending samples.
+ */
+function mergeBuckets(series: SeriesRow[], counted: SeriesRow[], pending: SeriesRow[], metrics: readonly MetricDefinition[]): SeriesRow[] {
+  const countedAt = new Map(counted.map((row) => [row.ts!, row]));
+  const indexAt = new Map(series.map((row, index) => [row.ts!, index]));
+  const merged = [...series];
   for (const row of pending) {
-    const index = byStart.get(row.ts!);
-    if (index === undefined) {
+    const old = countedAt.get(row.ts!);
+    if (old === undefined) {
       merged.push(row);
       continue;
     }
-    const old = folded[index]!;
     const both: SeriesRow = { ts: row.ts!, samples: old.samples! + row.samples! };
     for (const { column: c } of metrics) {
       // Buckets folded before value counts were kept weigh by their sample count.
@@ -211,11 +221,12 @@ function mergeBuckets(folded: SeriesRow[], pending: SeriesRow[], metrics: readon
       both[`${c}_avg`] = count === 0 ? null : ((old[`${c}_avg`] ?? 0) * oldCount + (row[`${c}_avg`] ?? 0) * newCount) / count;
       both[`${c}_min`] = extreme(Math.min, old[`${c}_min`] ?? null, row[`${c}_min`] ?? null);
       both[`${c}_max`] = extreme(Math.max, old[`${c}_max`] ?? null, row[`${c}_max`] ?? null);
-      both[`${c}_count`] = count;
     }
-    merged[index] = both;
+    const index = indexAt.get(row.ts!);
+    if (index === undefined) merged.push(both);
+    else merged[index] = both;
   }
-  return pending.length === 0 ? merged : merged.sort((a, b) => a.ts! - b.ts!);
+  return merged.sort((a, b) => a.ts! - b.ts!);
 }
 
 function extreme(pick: (a: number, b: number) => number, a: number | null, b: number | null): number | null {
