@@ -10,3 +10,9 @@ export function integerFlag(flags, name, min = 1) {
 export function out(line = '') {
   process.stdout.write(`${line}\n`);
 }
+
+/** The value below which `p` (0..1) of `values` lie, by nearest rank. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}

@@ -19,7 +19,7 @@ export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' |
  * dispatcher, the embedded agent). main.ts and the test server both start from here.
  */
 export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions) {
-  const { services, catalog, credentials, scrapeSources, routes, webhookDispatcher } = composeServices(db, secretKey, options);
+  const { services, catalog, credentials, scrapeSources, routes, backgroundJobs, webhookDispatcher } = composeServices(db, secretKey, options);
   const { logger, now } = options;
   const serverMetrics = new ServerMetrics({ ...scrapeSources, now }, catalog);
   const app = createApp({
@@ -39,6 +39,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     services,
     serverMetrics,
     app,
+    backgroundJobs,
     webhookDispatcher,
     startEmbeddedAgent: (run: EmbeddedAgentRun) =>
       startEmbeddedAgent({ ingest: services.ingest, counter: serverMetrics, catalog, agents: services.agents, jobs: services.optimizationJobs, ...run }),

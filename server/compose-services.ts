@@ -1,6 +1,7 @@
 import { metricCatalog, type MetricCatalog } from '../common/metric-catalog.js';
 import { SecretBox } from '../common/secret-box.js';
 import { createAgents } from './agents/create-agents.js';
+import { AlertEvaluationJob } from './alerts/alert-evaluation-job.js';
 import { createAlerts } from './alerts/create-alerts.js';
 import { createApiKeys } from './auth/api-keys/create-api-keys.js';
 import { createAccounts } from './auth/create-accounts.js';
@@ -78,6 +79,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     retention,
     databases: databases.databases,
     agents: agents.records,
+    queries: queries.queries,
     steps: {
       statements: queries.queries,
       optimizations: optimizations.optimizations,
@@ -121,6 +123,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       agents: agents.agents,
       ingest: metrics.ingest,
       rollups: metrics.rollups,
+      retention: metrics.retention,
       /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
       queries: queries.queries,
       optimizations: optimizations.optimizations,
@@ -134,6 +137,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     },
     /** What authenticates every /v1 request. */
     credentials: accounts.credentials,
+    /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
+    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases)],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */

@@ -8,9 +8,8 @@ import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { composeServer } from './compose-server.js';
 import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { closeGracefully, listen } from './http-server.js';
+import { JobScheduler } from './jobs/job-scheduler.js';
 import { createSmtpMailer } from './mail/smtp-mailer.js';
-import { maintainMetricStorage } from './metrics/storage-maintenance.js';
-import { startPeriodicTask } from './periodic-task.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
 import { listenError, stateDirError } from './start-up-error.js';
 import { acquireStateLock } from './state-lock.js';
@@ -52,15 +51,14 @@ async function main(): Promise<void> {
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
-  // Also on a timer, not only on ingest: "unreachable for 2 minutes" must fire when samples stop coming.
-  const alertEvaluation = startPeriodicTask('alert evaluation', 15_000, () => services.alerting.evaluateAll(now()), logger);
+  const jobs = new JobScheduler(composed.backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics });
+  jobs.start();
   const dispatcher = composed.webhookDispatcher({
     logger: logger.child({ component: 'webhooks' }),
     now,
     userAgent: `dbmon-webhooks/${packageVersion()}`,
   });
   dispatcher.start();
-  const maintenance = startPeriodicTask('metric storage maintenance', 60_000, () => maintainMetricStorage(services, now()), logger);
   const embeddedAgent = config.agent.embedded
     ? composed.startEmbeddedAgent({
         spoolPath: join(config.state_dir, 'embedded-agent-spool.db'),
@@ -76,10 +74,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    alertEvaluation.stop();
-    maintenance.stop();
     await embeddedAgent?.stop();
-    await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop()]);
+    await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop(), jobs.stop()]);
     db.close();
     stateLock.release();
     logger.info('stopped');

@@ -72,16 +72,19 @@ export class AlertEvaluationService {
     }
   }
 
-  /** The timer: every database, each in a transaction of its own. Returns how many alerts fired or resolved. */
+  /** Every database, each in a transaction of its own. Returns how many alerts fired or resolved. */
   evaluateAll(now: Date): number {
     let changes = 0;
-    for (const { id } of this.deps.databases.all()) {
-      changes += this.deps.transaction(() => {
-        const row = this.deps.databases.findAnyOrg(id);
-        return row === undefined ? 0 : this.evaluate(row, now).actions;
-      });
-    }
+    for (const { id } of this.deps.databases.all()) changes += this.evaluateOnItsOwn(id, now);
     return changes;
+  }
+
+  /** One database in a transaction of its own (the timer's job); how many alerts fired or resolved. */
+  evaluateOnItsOwn(databaseId: string, now: Date): number {
+    return this.deps.transaction(() => {
+      const row = this.deps.databases.findAnyOrg(databaseId);
+      return row === undefined ? 0 : this.evaluate(row, now).actions;
+    });
   }
 
   /** After a rule changed: every database of the organization, in the caller's transaction. */

@@ -24,6 +24,7 @@ export class DatabasesRepository {
   readonly #observe;
   readonly #observeError;
   readonly #all;
+  readonly #ids;
   readonly #setStatus;
 
   constructor(db: Db) {
@@ -61,6 +62,7 @@ export class DatabasesRepository {
       'SELECT * FROM databases WHERE agent_id IS NULL AND monitoring_enabled = 1 ORDER BY created_at, id',
     );
     this.#all = db.prepare<[], DatabaseRow>('SELECT * FROM databases ORDER BY created_at, id');
+    this.#ids = db.prepare<[], string>('SELECT id FROM databases').pluck();
     this.#byIdAnyOrg = db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE id = ?');
     // Status is not set here: alert evaluation derives it (database-status.ts) in the same ingest transaction.
     // Writes only a change: every write moves the databases generation and empties the list cache.
@@ -95,6 +97,11 @@ export class DatabasesRepository {
   /** Databases an agent collects; `null` is the server's embedded agent, which takes the unassigned ones. */
   assignedTo(agentId: string | null): DatabaseRow[] {
     return agentId === null ? this.#assignedToEmbedded.all() : this.#assignedTo.all(agentId);
+  }
+
+  /** Every database's id, in no particular order: what background passes walk. */
+  ids(): string[] {
+    return this.#ids.all();
   }
 
   all(): DatabaseRow[] {

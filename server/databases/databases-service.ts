@@ -110,6 +110,11 @@ export class DatabasesService {
     });
   }
 
+  /** Every organization's database ids: for background jobs (retention, alert evaluation). */
+  ids(): string[] {
+    return this.databases.ids();
+  }
+
   /** Any organization's database: for agents, ingest and jobs, which are not scoped to a caller's organization. */
   findAnyOrg(id: string): DatabaseRow | undefined {
     return this.databases.findAnyOrg(id);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BatchAck } from '../../common/agent-protocol/sample-batch.js';
+import type { JobObserver } from '../jobs/job-scheduler.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
@@ -13,17 +14,21 @@ export interface ScrapeSources {
   now: () => Date;
 }
 
-const databaseLabels = ['database_id', 'database_name'] as const;
 /** Engine counters re-exported under the names postgres_exporter and mysqld_exporter dashboards use. */
 const exporterName = /^(pg|mysql)_[a-z0-9_]+$/;
 
 /** The server's own Prometheus registry (never prom-client's global one); database gauges are computed at scrape time. */
-export class ServerMetrics {
+export class ServerMetrics implements JobObserver {
   readonly registry = new Registry();
   readonly #requests;
   readonly #duration;
   readonly #batches;
   readonly #samples;
+  readonly #jobSlices;
+  readonly #jobPasses;
+  readonly #jobPassDuration;
+  readonly #jobBehindSince = new Map<string, number | null>();
+  readonly #families: DatabaseFamily[];
 
   constructor(
     private readonly sources: ScrapeSources,
@@ -78,7 +83,37 @@ export class ServerMetrics {
         for (const agent of sources.agents()) this.set({ agent_id: agent.id, agent_name: agent.name }, agent.spool_dropped_total);
       },
     });
-    registerDatabaseGauges(this.registry, sources, catalog);
+    this.#jobSlices = new Histogram({
+      name: 'dbmon_job_slice_duration_seconds',
+      help: 'Time each slice of a background job held the event loop, by job.',
+      labelNames: ['job'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+      registers,
+    });
+    this.#jobPasses = new Counter({
+      name: 'dbmon_job_passes_total',
+      help: 'Background job passes ended, by job and result (ok or failed).',
+      labelNames: ['job', 'result'],
+      registers,
+    });
+    this.#jobPassDuration = new Gauge({
+      name: 'dbmon_job_last_pass_duration_seconds',
+      help: 'Wall time of the last pass of each background job, from its first slice to its last.',
+      labelNames: ['job'],
+      registers,
+    });
+    const behindSince = this.#jobBehindSince;
+    new Gauge({
+      name: 'dbmon_job_lag_seconds',
+      help: 'How long a pass of each background job has been due without finishing; 0 when none is.',
+      labelNames: ['job'],
+      registers,
+      collect() {
+        const nowMs = sources.now().getTime();
+        for (const [job, since] of behindSince) this.set({ job }, since === null ? 0 : Math.max(0, nowMs - since) / 1000);
+      },
+    });
+    this.#families = [...reachabilityFamilies, ...prometheusFamilies(catalog).map(catalogFamily)];
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -92,15 +127,29 @@ export class ServerMetrics {
     this.#samples.inc({ outcome: 'rejected' }, result.rejected);
   }
 
+  jobSliceRan(job: string, seconds: number): void {
+    this.#jobSlices.observe({ job }, seconds);
+  }
+
+  jobPassEnded(job: string, seconds: number, failed: boolean): void {
+    this.#jobPasses.inc({ job, result: failed ? 'failed' : 'ok' });
+    this.#jobPassDuration.set({ job }, seconds);
+  }
+
+  jobBehindSince(job: string, sinceMs: number | null): void {
+    this.#jobBehindSince.set(job, sinceMs);
+  }
+
+  /** The server's own metrics, then every database's: one view of the databases per scrape, written in one pass. */
   async metrics(): Promise<string> {
-    return (await this.registry.metrics()) + engineCountersText(databaseViews(this.sources));
+    const views = databaseViews(this.sources);
+    return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views) + engineCountersText(views);
   }
 }
 
-type Labels = Record<(typeof databaseLabels)[number], string>;
-
 interface DatabaseView {
-  labels: Labels;
+  /** The database labels as written: `database_id="...",database_name="..."`. */
+  text: string;
   database: DatabaseRow;
   sample: SampleRow | undefined;
   latest: LatestSnapshotRow | undefined;
@@ -109,64 +158,65 @@ interface DatabaseView {
 function databaseViews(sources: ScrapeSources): DatabaseView[] {
   const latest = new Map(sources.latestSnapshots().map((row) => [row.database_id, row]));
   return sources.databases().map((database) => ({
-    labels: { database_id: database.id, database_name: database.name },
+    text: `database_id="${escapeLabel(database.id)}",database_name="${escapeLabel(database.name)}"`,
     database,
     sample: sources.latestSample(database.id),
     latest: latest.get(database.id),
   }));
 }
 
-function registerDatabaseGauges(registry: Registry, sources: ScrapeSources, catalog: MetricCatalog): void {
-  const views = () => databaseViews(sources);
-  const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
-  const up = (view: DatabaseView) => (view.latest === undefined ? null : view.latest.reachable);
-  const reachability = [
-    { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', value: (view: DatabaseView) => (isPostgres(view) ? up(view) : null) },
-    { name: 'mysql_up', help: 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', value: (view: DatabaseView) => (isPostgres(view) ? null : up(view)) },
-    { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', value: up },
-  ];
-  for (const { name, help, value } of reachability) {
-    new Gauge({
-      name,
-      help,
-      labelNames: databaseLabels,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const view of views()) {
-          const current = value(view);
-          if (current !== null) this.set(view.labels, current);
-        }
-      },
-    });
-  }
-  for (const family of prometheusFamilies(catalog)) {
-    new Gauge({
-      name: family.name,
-      help: family.help,
-      labelNames: [...databaseLabels, ...family.labelNames],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const { labels, database, sample } of views()) {
-          if (sample === undefined) continue;
-          const row = sample as Record<string, unknown>;
-          for (const { column, series } of family.members) {
-            const value = row[column];
-            if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) continue;
-            const source = series.latencySourceLabel ? { source: sample.latency_source ?? 'none' } : {};
-            this.set({ ...labels, ...series.labels, ...source }, value / (series.divideBy ?? 1));
-          }
-        }
-      },
-    });
-  }
+/** A gauge family of every database: its series of one database as `{labels} value` lines after the database labels. */
+interface DatabaseFamily {
+  name: string;
+  help: string;
+  series: (view: DatabaseView) => { labels: string; value: number }[];
 }
 
+const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
+const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: '', value: view.latest.reachable }]);
+
+const reachabilityFamilies: DatabaseFamily[] = [
+  { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', series: (view) => (isPostgres(view) ? up(view) : []) },
+  { name: 'mysql_up', help: 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', series: (view) => (isPostgres(view) ? [] : up(view)) },
+  { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', series: up },
+];
+
+function catalogFamily(family: PrometheusFamily): DatabaseFamily {
+  const members = family.members.map(({ column, series }) => ({
+    column,
+    series,
+    labels: Object.entries(series.labels ?? {}).map(([name, value]) => `,${name}="${escapeLabel(value)}"`).join(''),
+  }));
+  return {
+    name: family.name,
+    help: family.help,
+    series: ({ database, sample }) => {
+      if (sample === undefined) return [];
+      const row = sample as Record<string, unknown>;
+      return members.flatMap(({ column, series, labels }) => {
+        const value = row[column];
+        if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) return [];
+        const source = series.latencySourceLabel ? `,source="${escapeLabel(sample.latency_source ?? 'none')}"` : '';
+        return [{ labels: labels + source, value: value / (series.divideBy ?? 1) }];
+      });
+    },
+  };
+}
+
+/** Every database family in the Prometheus text format, each with its HELP and TYPE lines. */
+function databaseFamiliesText(families: readonly DatabaseFamily[], views: readonly DatabaseView[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} gauge`);
+    for (const view of views) {
+      for (const { labels, value } of family.series(view)) lines.push(`${family.name}{${view.text}${labels}} ${value}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
 interface PrometheusFamily {
   name: string;
   help: string;
-  labelNames: string[];
   members: { column: string; series: PrometheusSeries }[];
 }
 
@@ -175,28 +225,24 @@ function prometheusFamilies(catalog: MetricCatalog): PrometheusFamily[] {
   const families = new Map<string, PrometheusFamily>();
   for (const metric of catalog) {
     for (const series of metric.prometheus) {
-      const family = families.get(series.name) ?? { name: series.name, help: series.help, labelNames: [], members: [] };
+      const family = families.get(series.name) ?? { name: series.name, help: series.help, members: [] };
       families.set(series.name, family);
       family.members.push({ column: metric.column, series });
-      const labelNames = [...Object.keys(series.labels ?? {}), ...(series.latencySourceLabel ? ['source'] : [])];
-      family.labelNames.push(...labelNames.filter((name) => !family.labelNames.includes(name)));
     }
   }
   return [...families.values()];
 }
 
-/**
- * Engine counters in the Prometheus text format, one family per exporter name. Written by hand
- * because the set of names is only known at scrape time (it depends on the engines monitored).
- */
-export function engineCountersText(views: readonly DatabaseView[]): string {
+/** Engine counters in the Prometheus text format, one family per exporter name (known only at scrape time: it depends on the engines monitored). */
+function engineCountersText(views: readonly DatabaseView[]): string {
   const families = new Map<string, string[]>();
   for (const view of views) {
     if (view.latest === undefined) continue;
     for (const [name, value] of Object.entries(JSON.parse(view.latest.counters) as Record<string, number>)) {
       if (!exporterName.test(name) || !Number.isFinite(value)) continue;
-      const labels = `database_id="${escapeLabel(view.labels.database_id)}",database_name="${escapeLabel(view.labels.database_name)}"`;
-      families.set(name, [...(families.get(name) ?? []), `${name}{${labels}} ${value}`]);
+      let lines = families.get(name);
+      if (lines === undefined) families.set(name, (lines = []));
+      lines.push(`${name}{${view.text}} ${value}`);
     }
   }
   return [...families.entries()]
@@ -207,4 +253,8 @@ export function engineCountersText(views: readonly DatabaseView[]): string {
 
 function escapeLabel(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function escapeHelp(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }

@@ -1,5 +1,6 @@
 import type { MetricCatalog } from '../../common/metric-catalog.js';
 import type { DatabasesService } from '../databases/databases-service.js';
+import type { QueriesService } from '../queries/queries-service.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import { ingestRoutes, type CallingAgents, type IngestCounter } from './ingest-routes.js';
@@ -7,6 +8,7 @@ import { IngestService, type CollectedDatabases, type IngestSteps, type SpoolRep
 import { metricsRoutes } from './metrics-routes.js';
 import { MetricsService } from './metrics-service.js';
 import type { RetentionMs } from './retention.js';
+import { RetentionJob, type RetainedDatabases } from './retention-job.js';
 import { RollupJob } from './rollup-job.js';
 import { SamplesRepository } from './samples-repository.js';
 
@@ -14,8 +16,10 @@ export interface MetricsDependencies {
   db: Db;
   catalog: MetricCatalog;
   retention: RetentionMs;
-  databases: CollectedDatabases;
+  databases: CollectedDatabases & RetainedDatabases;
   agents: SpoolReports;
+  /** Slow queries, expired with the raw samples by the retention job. */
+  queries: Pick<QueriesService, 'expire'>;
   /** The ingest pipeline's steps after storing: slow queries, optimization measurement, alert evaluation. */
   steps: IngestSteps;
   transaction: Transaction;
@@ -25,16 +29,18 @@ export interface MetricsDependencies {
  * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
  * serve the ports of alert evaluation and the /metrics scrape.
  */
-export function createMetrics({ db, catalog, retention, databases, agents, steps, transaction }: MetricsDependencies) {
+export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction }: MetricsDependencies) {
   const samples = new SamplesRepository(db, catalog);
-  const rollups = new RollupJob(db, retention, catalog);
+  const rollups = new RollupJob(db, catalog);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
   const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, catalog);
-  const metrics = new MetricsService(samples, rollups, retention, catalog);
+  const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,
     metrics,
+    /** Background jobs: folding new samples into the rollups, and retention of history and slow queries. */
     rollups,
+    retention: new RetentionJob(samples, queries, databases, retention, transaction),
     samples,
     routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [
       ...metricsRoutes(reads.databases, metrics, catalog, reads.now),

@@ -3,7 +3,6 @@ import { InvalidRequestError } from '../errors.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { HistoryQuery, Range } from './metrics-schema.js';
 import type { RetentionMs } from './retention.js';
-import type { RollupJob } from './rollup-job.js';
 import type { SamplesRepository } from './samples-repository.js';
 
 const autoMaxPoints = 500;
@@ -16,7 +15,6 @@ export class MetricsService {
 
   constructor(
     private readonly samples: SamplesRepository,
-    private readonly rollups: RollupJob,
     private readonly retention: RetentionMs,
     private readonly catalog: MetricCatalog,
   ) {
@@ -50,11 +48,12 @@ export class MetricsService {
     if (fromMs >= toMs) throw new InvalidRequestError('invalid_parameter', 'from must be before to', 'from');
     const metrics = query.metrics?.map((path) => metricByPath(this.catalog, path)!) ?? this.catalog.filter((metric) => metric.history.length > 0);
     const resolution = this.pickResolution(query.resolution, toMs - fromMs, fromMs, database.interval_seconds * 1000, now.getTime());
-    // One row past the bound tells that there are too many, without reading them all.
+    // Only the columns asked for; one row past the bound tells that there are too many, without reading them all.
+    const kept = metrics.filter((metric) => metric.history.includes(resolution));
     const rows =
       resolution === 'raw'
-        ? this.samples.rawSeries(database.id, fromMs, toMs, maxPoints + 1)
-        : this.rolledRows(database.id, resolution, fromMs, toMs, maxPoints + 1);
+        ? this.samples.rawSeries(database.id, kept, fromMs, toMs, maxPoints + 1)
+        : this.rolledRows(database.id, resolution, kept, fromMs, toMs, maxPoints + 1);
     if (rows.length > maxPoints) {
       throw new InvalidRequestError('invalid_parameter', `More than ${maxPoints} points; choose a coarser resolution or a shorter span`, 'resolution');
     }
@@ -77,11 +76,10 @@ export class MetricsService {
     };
   }
 
-  private rolledRows(databaseId: string, resolution: RollupResolution, fromMs: number, toMs: number, limit: number) {
-    this.rollups.fold();
+  private rolledRows(databaseId: string, resolution: RollupResolution, metrics: MetricDefinition[], fromMs: number, toMs: number, limit: number) {
     const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
     const bucketFrom = Math.floor(fromMs / width) * width;
-    return this.samples.rollupSeries(databaseId, resolution, bucketFrom, toMs, limit);
+    return this.samples.rollupSeries(databaseId, resolution, metrics, bucketFrom, toMs, limit);
   }
 
   /** `auto` takes the finest resolution that gives at most ~500 points and still holds data that old. */

@@ -1,77 +1,131 @@
-import { historyMetrics, rollupResolutions, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
+import { performance } from 'node:perf_hooks';
+import { historyMetrics, rollupResolutions, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
+import type { BackgroundJob } from '../jobs/background-job.js';
 import type { Db } from '../storage/open-database.js';
-import type { RetentionMs } from './retention.js';
 
-/** A rollup's `<column>_avg|_min|_max` columns of these metrics. */
+/** A rollup's `<column>_avg|_min|_max|_count` columns of these metrics. */
 export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {
-  return metrics.flatMap((metric) => ['avg', 'min', 'max'].map((stat) => `${metric.column}_${stat}`));
+  return metrics.flatMap((metric) => ['avg', 'min', 'max', 'count'].map((stat) => `${metric.column}_${stat}`));
+}
+
+/** Pending rows read per unit of a slice: a few milliseconds' worth. */
+const scanChunk = 5_000;
+
+interface Pass {
+  /** The rowid range (from, to] of the samples this pass folds. */
+  from: number;
+  to: number;
+  scannedTo: number;
+  /** Per database, the start of every finest bucket a pending sample falls in. */
+  touched: Map<string, Set<number>>;
+  /** Databases whose buckets are still to fold, once the scan is done. */
+  queue?: string[];
 }
 
 /**
- * Folds newly stored samples into every rollup resolution and applies retention. Each touched
- * bucket is recomputed from the raw samples, so samples arriving late (an agent's spool draining
- * after an outage) land in the right buckets with exact avg/min/max.
+ * Folds newly stored samples into the rollups, as a background job. A pass finds the samples
+ * stored since the last one by rowid (above the watermark), then per database recomputes each
+ * 1 m bucket they fall in from the raw samples and each coarser bucket over them from the
+ * resolution below (1m -> 5m -> 1h -> 1d), weighting means by their value counts. Late samples (an
+ * agent's spool draining after an outage) so land in the right buckets with exact avg/min/max.
+ * The watermark moves only when the whole pass is done: a pass cut short is done again.
  */
-export class RollupJob {
-  readonly #pending;
+export class RollupJob implements BackgroundJob {
+  readonly name = 'rollups';
+  readonly periodMs = 15_000;
+  readonly #watermark;
+  readonly #maxId;
+  readonly #pendingRows;
   readonly #advance;
   readonly #recompute;
-  readonly #expireRaw;
-  readonly #expireRollups;
-  readonly #expireBatches;
+  #pass: Pass | undefined;
 
   constructor(
     private readonly db: Db,
-    private readonly retention: RetentionMs,
     catalog: MetricCatalog,
   ) {
-    this.#pending = db.prepare<[], { database_id: string; min_ts: number; max_ts: number; max_id: number }>(
-      `SELECT database_id, min(ts) AS min_ts, max(ts) AS max_ts, max(id) AS max_id FROM samples
-       WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) GROUP BY database_id`,
+    this.#watermark = db.prepare<[], number>('SELECT last_sample_id FROM rollup_watermark WHERE id = 1').pluck();
+    this.#maxId = db.prepare<[], number | null>('SELECT max(id) FROM samples').pluck();
+    this.#pendingRows = db.prepare<[number, number], { database_id: string; ts: number }>(
+      'SELECT database_id, ts FROM samples WHERE id > ? AND id <= ?',
     );
-    this.#advance = db.prepare<[number]>('UPDATE rollup_watermark SET last_sample_id = max(last_sample_id, ?) WHERE id = 1');
-    // Each resolution folds the metrics history keeps at it; better-sqlite3 binds JS numbers as REAL,
-    // the CASTs keep the bucket arithmetic integer division.
-    const recomputeAt = (resolution: RollupResolution) => {
-      const metrics = historyMetrics(catalog, resolution);
-      const aggregates = metrics.flatMap((metric) => [`avg(${metric.column})`, `min(${metric.column})`, `max(${metric.column})`]);
-      return db.prepare<{ database_id: string; resolution: string; width: number; from: number; to: number }>(
-        `INSERT OR REPLACE INTO sample_rollups (${['database_id', 'resolution', 'bucket', 'samples', ...rollupColumns(metrics)].join(', ')})
-         SELECT ${['database_id', '@resolution', '(ts / CAST(@width AS INTEGER)) * @width', 'count(*)', ...aggregates].join(', ')}
-         FROM samples WHERE database_id = @database_id AND ts >= @from AND ts < @to
-         GROUP BY ts / CAST(@width AS INTEGER)`,
-      );
-    };
-    this.#recompute = new Map(rollupResolutions.map(({ name }) => [name, recomputeAt(name)]));
-    this.#expireRaw = db.prepare<[number]>('DELETE FROM samples WHERE ts < ?');
-    this.#expireRollups = db.prepare<[string, number]>('DELETE FROM sample_rollups WHERE resolution = ? AND bucket < ?');
-    this.#expireBatches = db.prepare<[number]>('DELETE FROM ingested_batches WHERE received_at < ?');
+    this.#advance = db.prepare<[number]>('UPDATE rollup_watermark SET last_sample_id = ? WHERE id = 1');
+    this.#recompute = rollupResolutions.map((resolution, level) => {
+      const metrics = historyMetrics(catalog, resolution.name);
+      const finer = rollupResolutions[level - 1];
+      const missing = finer === undefined ? undefined : metrics.find((metric) => !metric.history.includes(finer.name));
+      if (missing !== undefined) throw new TypeError(`${missing.path} is kept at ${resolution.name} but not at ${finer!.name}`);
+      const head = `INSERT OR REPLACE INTO sample_rollups (${['database_id', 'resolution', 'bucket', 'samples', ...rollupColumns(metrics)].join(', ')})`;
+      const bucket = (column: string) => `(${column} / ${resolution.ms}) * ${resolution.ms}`;
+      const statement =
+        finer === undefined
+          ? `${head}
+             SELECT ${['database_id', `'${resolution.name}'`, bucket('ts'), 'count(*)', ...metrics.flatMap(({ column: c }) => [`avg(${c})`, `min(${c})`, `max(${c})`, `count(${c})`])].join(', ')}
+             FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? GROUP BY ts / ${resolution.ms}`
+          : `${head}
+             SELECT ${['database_id', `'${resolution.name}'`, bucket('bucket'), 'sum(samples)', ...metrics.flatMap(({ column: c }) => {
+               // Buckets folded before value counts were kept weigh by their sample count.
+               const n = `coalesce(${c}_count, CASE WHEN ${c}_avg IS NULL THEN 0 ELSE samples END)`;
+               return [`sum(${c}_avg * ${n}) / nullif(sum(${n}), 0)`, `min(${c}_min)`, `max(${c}_max)`, `sum(${n})`];
+             })].join(', ')}
+             FROM sample_rollups WHERE database_id = ? AND resolution = '${finer.name}' AND bucket >= ? AND bucket < ?
+             GROUP BY bucket / ${resolution.ms}`;
+      return { width: resolution.ms, statement: db.prepare<[string, number, number]>(statement) };
+    });
   }
 
-  /** Folds samples stored since the last run; cheap when there are none, so readers call it before reading. */
-  fold(): number {
-    return this.db.transaction(() => {
-      const pending = this.#pending.all();
-      for (const range of pending) {
-        for (const resolution of rollupResolutions) {
-          const from = Math.floor(range.min_ts / resolution.ms) * resolution.ms;
-          const to = (Math.floor(range.max_ts / resolution.ms) + 1) * resolution.ms;
-          this.#recompute.get(resolution.name)!.run({ database_id: range.database_id, resolution: resolution.name, width: resolution.ms, from, to });
+  slice(_now: Date, budgetMs: number): boolean {
+    const deadline = performance.now() + budgetMs;
+    try {
+      const pass = (this.#pass ??= this.#begin());
+      while (pass.scannedTo < pass.to) {
+        this.#scan(pass);
+        if (performance.now() >= deadline) return true;
+      }
+      return this.db.transaction(() => {
+        const queue = (pass.queue ??= [...pass.touched.keys()]);
+        for (let databaseId = queue.pop(); databaseId !== undefined; databaseId = queue.pop()) {
+          this.#fold(databaseId, pass.touched.get(databaseId)!);
+          if (queue.length > 0 && performance.now() >= deadline) return true;
         }
-        this.#advance.run(range.max_id);
-      }
-      return pending.length;
-    })();
+        if (pass.to !== pass.from) this.#advance.run(pass.to);
+        this.#pass = undefined;
+        return false;
+      })();
+    } catch (error) {
+      this.#pass = undefined;
+      throw error;
+    }
   }
 
-  /** Drops what is past retention. Batch ids are kept as long as raw samples, the longest an agent retry can matter. */
-  expire(nowMs: number): void {
-    this.db.transaction(() => {
-      this.#expireRaw.run(nowMs - this.retention.raw);
-      this.#expireBatches.run(nowMs - this.retention.raw);
-      for (const resolution of rollupResolutions) {
-        this.#expireRollups.run(resolution.name, nowMs - this.retention[resolution.name]);
+  #begin(): Pass {
+    const from = this.#watermark.get()!;
+    const to = Math.max(from, this.#maxId.get() ?? 0);
+    return { from, to, scannedTo: from, touched: new Map() };
+  }
+
+  #scan(pass: Pass): void {
+    const finest = rollupResolutions[0].ms;
+    const next = Math.min(pass.to, pass.scannedTo + scanChunk);
+    for (const { database_id, ts } of this.#pendingRows.iterate(pass.scannedTo, next)) {
+      let buckets = pass.touched.get(database_id);
+      if (buckets === undefined) pass.touched.set(database_id, (buckets = new Set()));
+      buckets.add(Math.floor(ts / finest) * finest);
+    }
+    pass.scannedTo = next;
+  }
+
+  /** Every bucket over these finest buckets, finest resolution first; each run of adjacent buckets in one statement. */
+  #fold(databaseId: string, finestBuckets: Set<number>): void {
+    let buckets = [...finestBuckets];
+    for (const { width, statement } of this.#recompute) {
+      buckets = [...new Set(buckets.map((start) => Math.floor(start / width) * width))].sort((a, b) => a - b);
+      for (let i = 0; i < buckets.length; ) {
+        let end = i + 1;
+        while (end < buckets.length && buckets[end] === buckets[end - 1]! + width) end++;
+        statement.run(databaseId, buckets[i]!, buckets[end - 1]! + width);
+        i = end;
       }
-    })();
+    }
   }
 }

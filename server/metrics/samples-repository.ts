@@ -1,4 +1,5 @@
-import { historyMetrics, rollupResolutions, type HistoryResolution, type MetricCatalog, type MetricColumns, type RollupResolution } from '../../common/metric-catalog.js';
+import type Database from 'better-sqlite3';
+import { rollupResolutions, type MetricCatalog, type MetricColumns, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
 import { rollupColumns } from './rollup-job.js';
 
@@ -31,6 +32,17 @@ export interface RangeRates {
 
 export type LatencySource = 'histogram' | 'estimate';
 
+/** A point of a series: its time and the columns asked for. */
+export type SeriesRow = Record<string, number | null>;
+
+/** A key range delete: what is older than the cutoff, about `limit` rows at most. */
+interface RangeDelete {
+  cutoff: number;
+  limit: number;
+}
+
+const maxSeriesStatements = 256;
+
 export class SamplesRepository {
   readonly #insert;
   readonly #markBatch;
@@ -38,11 +50,17 @@ export class SamplesRepository {
   readonly #latest;
   readonly #latestSnapshots;
   readonly #rates;
-  readonly #raw;
-  readonly #rollups;
   readonly #since;
+  readonly #expireRaw;
+  readonly #expireRollups;
+  readonly #expireBatches;
+  /** Statements that read only the columns asked for, by resolution and columns. */
+  readonly #series = new Map<string, Database.Statement<unknown[], SeriesRow>>();
 
-  constructor(db: Db, catalog: MetricCatalog) {
+  constructor(
+    private readonly db: Db,
+    catalog: MetricCatalog,
+  ) {
     const sampleColumns = ['database_id', 'ts', 'reachable', ...catalog.map((metric) => metric.column), 'latency_source'];
     // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
     this.#insert = db.prepare<[SampleValues]>(
@@ -69,16 +87,19 @@ export class SamplesRepository {
       `SELECT count(*) AS samples, ${rangeAggregates(catalog).join(', ')}
        FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
-    const rawColumns = ['ts', ...historyMetrics(catalog, 'raw').map((metric) => metric.column)];
-    this.#raw = db.prepare<[string, number, number, number], Record<string, number | null>>(
-      `SELECT ${rawColumns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
+    this.#expireRaw = db.prepare<RangeDelete & { database_id: string }>(
+      `DELETE FROM samples WHERE database_id = @database_id AND ts < @cutoff AND ts <= coalesce(
+         (SELECT ts FROM samples WHERE database_id = @database_id AND ts < @cutoff ORDER BY ts LIMIT 1 OFFSET @limit - 1), @cutoff)`,
     );
-    const rollupsAt = (resolution: HistoryResolution) =>
-      db.prepare<[string, string, number, number, number], Record<string, number | null>>(
-        `SELECT ${['bucket AS ts', ...rollupColumns(historyMetrics(catalog, resolution))].join(', ')} FROM sample_rollups
-         WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`,
-      );
-    this.#rollups = new Map(rollupResolutions.map(({ name }) => [name, rollupsAt(name)]));
+    this.#expireRollups = db.prepare<RangeDelete & { database_id: string; resolution: string }>(
+      `DELETE FROM sample_rollups WHERE database_id = @database_id AND resolution = @resolution AND bucket < @cutoff AND bucket <= coalesce(
+         (SELECT bucket FROM sample_rollups WHERE database_id = @database_id AND resolution = @resolution AND bucket < @cutoff
+          ORDER BY bucket LIMIT 1 OFFSET @limit - 1), @cutoff)`,
+    );
+    this.#expireBatches = db.prepare<RangeDelete>(
+      `DELETE FROM ingested_batches WHERE received_at < @cutoff AND received_at <= coalesce(
+         (SELECT received_at FROM ingested_batches WHERE received_at < @cutoff ORDER BY received_at LIMIT 1 OFFSET @limit - 1), @cutoff)`,
+    );
   }
 
   /** Records a batch id; false when it was stored before. */
@@ -113,15 +134,103 @@ export class SamplesRepository {
     return this.#rates.get(databaseId, fromMs, toMs)!;
   }
 
-  /** Every metric column of the first `limit` samples in [from, to), oldest first. */
-  rawSeries(databaseId: string, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
-    return this.#raw.all(databaseId, fromMs, toMs, limit);
+  /** These metrics' values of the first `limit` samples in [from, to), oldest first. */
+  rawSeries(databaseId: string, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
+    const columns = ['ts', ...metrics.map((metric) => metric.column)];
+    return this.#statement(`raw ${columns.join(',')}`, () =>
+      `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
+    ).all(databaseId, fromMs, toMs, limit);
   }
 
-  /** Every `<column>_avg|_min|_max` of the first `limit` buckets of one resolution starting in [from, to). */
-  rollupSeries(databaseId: string, resolution: RollupResolution, fromMs: number, toMs: number, limit: number): Record<string, number | null>[] {
-    return this.#rollups.get(resolution)!.all(databaseId, resolution, fromMs, toMs, limit);
+  /**
+   * These metrics' `<column>_avg|_min|_max` in the first `limit` buckets of one resolution
+   * starting in [from, to). A bucket with samples the rollup job has not folded yet is its folded
+   * part (if any) merged with those samples, so a read never waits for a fold nor writes one.
+   */
+  rollupSeries(databaseId: string, resolution: RollupResolution, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
+    const columns = rollupColumns(metrics);
+    const key = `${resolution} ${columns.join(',')}`;
+    const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
+    const pending = this.#statement(`pending ${key}`, () => {
+      const aggregates = metrics.flatMap(({ column: c }) => [`avg(${c}) AS ${c}_avg`, `min(${c}) AS ${c}_min`, `max(${c}) AS ${c}_max`, `count(${c}) AS ${c}_count`]);
+      // NOT INDEXED: the rowid range of the samples not folded yet, not this database's whole index range.
+      return `SELECT ${[`(ts / ${width}) * ${width} AS ts`, 'count(*) AS samples', ...aggregates].join(', ')} FROM samples NOT INDEXED
+              WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) AND database_id = ? AND ts >= ? AND ts < ?
+              GROUP BY ts / ${width} ORDER BY 1`;
+    }).all(databaseId, fromMs, toMs);
+    // Counts (the last columns of a row, the dearest to read) only where a merge needs them.
+    const folded = (counted: boolean) =>
+      this.#statement(`${counted ? 'counted' : 'folded'} ${key}`, () => {
+        const read = counted ? ['samples', ...columns] : columns.filter((column) => !column.endsWith('_count'));
+        return `SELECT ${['bucket AS ts', ...read].join(', ')} FROM sample_rollups
+                WHERE database_id = ? AND resolution = '${resolution}' AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`;
+      });
+    const series = folded(false).all(databaseId, fromMs, toMs, limit);
+    if (pending.length === 0) return series;
+    const counted = folded(true).all(databaseId, pending[0]!.ts!, toMs, limit);
+    return mergeBuckets(series, counted, pending, metrics).slice(0, limit);
   }
+
+  /** Drops up to `limit` of a database's samples older than the cutoff, oldest first; returns how many. */
+  expireRaw(databaseId: string, cutoffMs: number, limit: number): number {
+    return this.#expireRaw.run({ database_id: databaseId, cutoff: cutoffMs, limit }).changes;
+  }
+
+  /** Drops up to `limit` of a database's buckets of one resolution older than the cutoff. */
+  expireRollups(databaseId: string, resolution: RollupResolution, cutoffMs: number, limit: number): number {
+    return this.#expireRollups.run({ database_id: databaseId, resolution, cutoff: cutoffMs, limit }).changes;
+  }
+
+  /** Drops about `limit` batch ids received before the cutoff (more when several share the last instant). */
+  expireBatches(cutoffMs: number, limit: number): number {
+    return this.#expireBatches.run({ cutoff: cutoffMs, limit }).changes;
+  }
+
+  #statement(key: string, sql: () => string): Database.Statement<unknown[], SeriesRow> {
+    let statement = this.#series.get(key);
+    if (statement === undefined) {
+      // Bounded: the metric sets a client may ask for are many more than those in use.
+      if (this.#series.size >= maxSeriesStatements) this.#series.clear();
+      statement = this.db.prepare<unknown[], SeriesRow>(sql());
+      this.#series.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+/**
+ * Folded buckets and pending ones as one series, in bucket order: a bucket in both is the
+ * count-weighted merge of its folded part (`counted`, with its counts) and its pending samples.
+ */
+function mergeBuckets(series: SeriesRow[], counted: SeriesRow[], pending: SeriesRow[], metrics: readonly MetricDefinition[]): SeriesRow[] {
+  const countedAt = new Map(counted.map((row) => [row.ts!, row]));
+  const indexAt = new Map(series.map((row, index) => [row.ts!, index]));
+  const merged = [...series];
+  for (const row of pending) {
+    const old = countedAt.get(row.ts!);
+    if (old === undefined) {
+      merged.push(row);
+      continue;
+    }
+    const both: SeriesRow = { ts: row.ts!, samples: old.samples! + row.samples! };
+    for (const { column: c } of metrics) {
+      // Buckets folded before value counts were kept weigh by their sample count.
+      const oldCount = old[`${c}_count`] ?? (old[`${c}_avg`] === null ? 0 : old.samples!);
+      const newCount = row[`${c}_count`]!;
+      const count = oldCount + newCount;
+      both[`${c}_avg`] = count === 0 ? null : ((old[`${c}_avg`] ?? 0) * oldCount + (row[`${c}_avg`] ?? 0) * newCount) / count;
+      both[`${c}_min`] = extreme(Math.min, old[`${c}_min`] ?? null, row[`${c}_min`] ?? null);
+      both[`${c}_max`] = extreme(Math.max, old[`${c}_max`] ?? null, row[`${c}_max`] ?? null);
+    }
+    const index = indexAt.get(row.ts!);
+    if (index === undefined) merged.push(both);
+    else merged[index] = both;
+  }
+  return merged.sort((a, b) => a.ts! - b.ts!);
+}
+
+function extreme(pick: (a: number, b: number) => number, a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : pick(a, b);
 }
 
 /**

@@ -1,9 +1,7 @@
-import type { QueriesService } from '../queries/queries-service.js';
-import type { RollupJob } from './rollup-job.js';
+import { runPass, type BackgroundJob } from '../jobs/background-job.js';
 
-/** Folds new samples into the rollups, then drops what is past retention: samples, rollups, batch ids, slow queries. */
-export function maintainMetricStorage(storage: { rollups: RollupJob; queries: Pick<QueriesService, 'expire'> }, now: Date): void {
-  storage.rollups.fold();
-  storage.rollups.expire(now.getTime());
-  storage.queries.expire(now);
+/** A rollup pass, then a retention pass, each to its end at once (a serving process schedules them as jobs). */
+export function maintainMetricStorage(storage: { rollups: BackgroundJob; retention: BackgroundJob }, now: Date): void {
+  runPass(storage.rollups, now);
+  runPass(storage.retention, now);
 }

@@ -47,11 +47,10 @@ export class QueriesRepository {
   readonly #byId;
   readonly #one;
   readonly #mean;
-  readonly #databases;
   readonly #expireSamples;
   readonly #expireQueries;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.#upsertQuery = db.prepare<QueryRow>(
       `INSERT INTO queries (id, database_id, fingerprint, query, first_seen_ts, last_seen_ts)
        VALUES (@id, @database_id, @fingerprint, @query, @first_seen_ts, @last_seen_ts)
@@ -108,10 +107,14 @@ export class QueriesRepository {
           WHERE query_id = @query_id AND ts > @from AND ts <= @to AND interval_start_ts >= @from AND calls > 0`,
       )
       .pluck();
-    this.#databases = db.prepare<[], string>('SELECT id FROM databases').pluck();
-    this.#expireSamples = db.prepare<[string, number]>('DELETE FROM query_samples WHERE database_id = ? AND ts < ?');
-    this.#expireQueries = db.prepare<[number]>(
-      'DELETE FROM queries WHERE last_seen_ts < ? AND NOT EXISTS (SELECT 1 FROM query_samples s WHERE s.query_id = queries.id)',
+    // Whole instants up to about `limit` rows: the intervals of one instant go together.
+    this.#expireSamples = db.prepare<{ database_id: string; cutoff: number; limit: number }>(
+      `DELETE FROM query_samples WHERE database_id = @database_id AND ts < @cutoff AND ts <= coalesce(
+         (SELECT ts FROM query_samples WHERE database_id = @database_id AND ts < @cutoff ORDER BY ts LIMIT 1 OFFSET @limit - 1), @cutoff)`,
+    );
+    this.#expireQueries = db.prepare<[string, number]>(
+      `DELETE FROM queries WHERE database_id = ? AND last_seen_ts < ?
+         AND NOT EXISTS (SELECT 1 FROM query_samples s WHERE s.query_id = queries.id)`,
     );
   }
 
@@ -160,11 +163,13 @@ export class QueriesRepository {
     return this.#mean.get({ query_id: queryId, from: fromMs, to: toMs }) ?? null;
   }
 
-  /** Drops intervals older than the cutoff, then statements no interval refers to any more. */
-  expire(cutoffMs: number): void {
-    this.db.transaction(() => {
-      for (const databaseId of this.#databases.all()) this.#expireSamples.run(databaseId, cutoffMs);
-      this.#expireQueries.run(cutoffMs);
-    })();
+  /** Drops a database's intervals older than the cutoff, oldest first, about `limit` rows at most; returns how many. */
+  expireIntervals(databaseId: string, cutoffMs: number, limit: number): number {
+    return this.#expireSamples.run({ database_id: databaseId, cutoff: cutoffMs, limit }).changes;
+  }
+
+  /** Drops a database's statements last seen before the cutoff that no interval refers to any more. */
+  expireStatements(databaseId: string, cutoffMs: number): number {
+    return this.#expireQueries.run(databaseId, cutoffMs).changes;
   }
 }

@@ -54,8 +54,14 @@ export class QueriesService {
     return this.queries.meanTime(queryId, fromMs, toMs);
   }
 
-  /** Retention follows the raw samples. */
-  expire(now: Date): void {
-    this.queries.expire(now.getTime() - this.retentionMs);
+  /**
+   * Retention follows the raw samples: drops about `limit` of a database's expired intervals, oldest
+   * first, and once none is left the statements no interval refers to any more. True while more are left.
+   */
+  expire(databaseId: string, now: Date, limit: number): boolean {
+    const cutoffMs = now.getTime() - this.retentionMs;
+    if (this.queries.expireIntervals(databaseId, cutoffMs, limit) >= limit) return true;
+    this.queries.expireStatements(databaseId, cutoffMs);
+    return false;
   }
 }

@@ -31,7 +31,7 @@ function stateDirWithFixtureColumns(): string {
   const { db } = openStateDir(stateDir, undefined);
   migrate(db);
   db.exec('ALTER TABLE samples ADD COLUMN replication_lag_seconds INTEGER');
-  for (const stat of ['avg', 'min', 'max']) db.exec(`ALTER TABLE sample_rollups ADD COLUMN replication_lag_seconds_${stat} REAL`);
+  for (const stat of ['avg', 'min', 'max', 'count']) db.exec(`ALTER TABLE sample_rollups ADD COLUMN replication_lag_seconds_${stat} REAL`);
   db.close();
   return stateDir;
 }

@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { StatementStats } from '../../../common/agent-protocol/snapshot.js';
+import { runPass } from '../../../server/jobs/background-job.js';
 import { queryIdOf } from '../../../server/queries/query-id.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
@@ -129,7 +130,7 @@ t.test('an interval starts at the previous reachable snapshot', async (t) => {
 
 t.test('retention follows the raw samples', async (t) => {
   // Seven days on, less an hour: only the interval that ended 30 min before the start is kept.
-  server.services.queries.expire(new Date(start.getTime() + 7 * 24 * hour - hour));
+  runPass(server.services.retention, new Date(start.getTime() + 7 * 24 * hour - hour));
   const remaining = server.db.prepare('SELECT fingerprint FROM queries WHERE database_id = ? ORDER BY fingerprint').pluck().all(databaseId);
   t.same(remaining, ['222'], 'statements whose intervals all expired are gone');
   t.equal(server.db.prepare('SELECT count(*) FROM query_samples WHERE database_id = ?').pluck().get(databaseId), 1);

@@ -1,0 +1,135 @@
+// A cheap API read's latency while a fleet ingests at the real cadence and the background passes
+// run, against the real server (`node dist/server/main.js` of a checkout, see fleet-state.js).
+//
+//   npm run build && node bench/fleet-live.js [--root DIR] [--databases 200] [--days 7] [--seconds 150]
+//
+// On a copy of the cached state directory (removed afterwards), first brought up to the present
+// with the checkout's own code (history older than retention dropped, everything folded), so that
+// the passes measured are steady-state ones. Then 4 agents each post a batch of their databases'
+// collections every 10 s (20 statements per collection), and one client reads
+// `GET /v1/databases/{id}` in a loop (25 ms apart), for `--seconds`: long enough for the server's
+// rollup and retention passes to run at least twice. Latencies are measured by this process.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { describeRun, fleetArgs, fleetSnapshot, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
+import { integerFlag, out, percentile } from './output.js';
+
+const flags = fleetArgs({ seconds: { type: 'string', default: '150' } });
+const seconds = integerFlag(flags, 'seconds');
+const intervalMs = 10_000;
+const statementsPerCollection = 20;
+
+/** Drops what retention drops by now and folds everything, with the checkout's own code, before the server starts. */
+async function bringUpToDate(root, stateDir) {
+  const now = new Date();
+  const { db, services } = await openFleet(root, stateDir, now);
+  if (typeof services.rollups.expire === 'function') {
+    services.rollups.expire(now.getTime());
+    services.queries.expire(now);
+  } else {
+    runJob(services.retention, now);
+  }
+  foldAll(services, now);
+  db.close();
+}
+
+function statements(index, ts) {
+  return Array.from({ length: statementsPerCollection }, (_, s) => ({
+    query_id_source: String(1_000_000 + index * 100 + s),
+    query: `SELECT * FROM orders_${s} WHERE customer_id = $1 AND created_at > $2`,
+    calls: 10 + ((ts / intervalMs + s) % 7),
+    total_time_ms: 5 + s,
+    max_time_ms: 1 + s / 10,
+    rows: 100 + s,
+  }));
+}
+
+async function timedFetch(url, init, latencies, failures) {
+  const started = performance.now();
+  try {
+    const response = await globalThis.fetch(url, init);
+    await response.arrayBuffer();
+    latencies.push(performance.now() - started);
+    if (!response.ok) failures.push(`${init?.method ?? 'GET'} ${response.status}`);
+  } catch (error) {
+    failures.push(String(error));
+  }
+}
+
+const { dir, fleet } = await fleetState(flags);
+const copy = mkdtempSync(join(tmpdir(), 'dbmon-bench-live-'));
+const children = [];
+try {
+  out(describeRun(flags));
+  out(`copying ${dir} and bringing it up to date`);
+  cpSync(dir, copy, { recursive: true });
+  await bringUpToDate(flags.root, copy);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = startChild(children, 'dbmon server', flags.root, [join(flags.root, 'dist/server/main.js')], {
+    DBMON_STATE_DIR: copy,
+    DBMON_PORT: String(port),
+    DBMON_LOG_LEVEL: 'warn',
+    DBMON_AGENT_EMBEDDED: 'false',
+  });
+  await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200);
+  const cpuBefore = childCpuMs(server.child.pid);
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const reads = [];
+  const posts = [];
+  const failures = [];
+  let random = 0.5;
+  const next = () => (random = (random * 9301 + 49297) % 233280) / 233280;
+
+  const agentLoops = fleet.agents.map(async (agent, a) => {
+    const mine = fleet.databases.filter((database) => database.agent === a);
+    await sleep((a * intervalMs) / fleet.agents.length);
+    for (let round = 0; performance.now() < deadline; round++) {
+      const ts = Math.floor(Date.now() / 1000) * 1000;
+      const batch = {
+        batch_id: `live-${a}-${ts}-${round}`,
+        samples: mine.map((database) => {
+          const snapshot = fleetSnapshot(ts, database.index, next);
+          return { database_id: database.id, snapshot: snapshot.reachable ? { ...snapshot, statements: statements(database.index, ts) } : snapshot };
+        }),
+      };
+      const body = JSON.stringify(batch);
+      await timedFetch(`${base}/v1/agent/samples`, { method: 'POST', headers: { Authorization: `Bearer ${agent.key}`, 'Content-Type': 'application/json' }, body }, posts, failures);
+      await sleep(Math.max(0, intervalMs - (Date.now() - ts)));
+    }
+  });
+  const reader = (async () => {
+    for (let i = 0; performance.now() < deadline; i++) {
+      const database = fleet.databases[i % fleet.databases.length];
+      await timedFetch(`${base}/v1/databases/${database.id}`, { headers: { Authorization: `Bearer ${fleet.apiKey}` } }, reads, failures);
+      await sleep(25);
+    }
+  })();
+  await Promise.all([...agentLoops, reader]);
+  const elapsed = (performance.now() - started) / 1000;
+  const serverCpu = (childCpuMs(server.child.pid) - cpuBefore) / 1000 / elapsed;
+  const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
+    .split('\n')
+    .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.05"))/.test(line));
+  await stopChild(server);
+
+  const f = (values) =>
+    `p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms, max ${Math.max(...values).toFixed(0)} ms (${values.length})`;
+  out(`state ${dir} (${fleet.databases.length} databases), ${elapsed.toFixed(0)} s`);
+  out(`GET /v1/databases/{id}:  ${f(reads)}`);
+  out(`POST /v1/agent/samples:  ${f(posts)}`);
+  out(`server CPU ${(serverCpu * 100).toFixed(0)} % of a core; failures: ${failures.length === 0 ? 'none' : failures.slice(0, 5).join(', ')}`);
+  for (const line of jobLines) out(`  ${line}`);
+  if (failures.length > 0) process.exitCode = 1;
+} catch (error) {
+  for (const proc of children) process.stderr.write(`--- ${proc.name} output ---\n${proc.output.join('')}\n`);
+  throw error;
+} finally {
+  await Promise.all(children.map(stopChild));
+  rmSync(copy, { recursive: true, force: true });
+}

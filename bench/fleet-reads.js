@@ -1,0 +1,95 @@
+// Reads over a fleet's stored history, in this process, with a checkout's code (see fleet-state.js):
+// history's server time (24 h at 1 m of 1 and of 2 metrics, 7 d with resolution=auto), a
+// `/metrics` scrape with every database, and the bytes each stored value takes.
+//
+//   npm run build && node bench/fleet-reads.js [--root DIR] [--databases 200] [--days 7]
+//                                               [--requests 200] [--seconds 30] [--skip-bytes]
+//
+// Server time is the service call and the JSON serialisation of its answer (what a request adds to
+// authentication and routing), measured around each call; databases are taken in turn. Each shape
+// runs `--requests` times or for `--seconds`, whichever ends first, after 3 unmeasured calls. The
+// clock the server is given is the end of the stored history. Nothing is written.
+import { performance } from 'node:perf_hooks';
+import { describeRun, fleetArgs, fleetState, openFleet } from './fleet-state.js';
+import { integerFlag, out, percentile } from './output.js';
+
+const flags = fleetArgs({
+  requests: { type: 'string', default: '200' },
+  seconds: { type: 'string', default: '30' },
+  'skip-bytes': { type: 'boolean', default: false },
+});
+const requests = integerFlag(flags, 'requests');
+const seconds = integerFlag(flags, 'seconds');
+const hour = 3_600_000;
+
+const { dir, fleet } = await fleetState(flags);
+const now = new Date(fleet.endMs);
+const { server, db, services } = await openFleet(flags.root, dir, now);
+const { historyQuery } = await server.load('server/metrics/metrics-schema.js');
+const { createServerMetrics } = await server.load('server/metrics-endpoint/create-server-metrics.js');
+const parseHistoryQuery = historyQuery(services.catalog);
+const databases = fleet.databases.map(({ id }) => services.databaseRows.findAnyOrg(id));
+
+/** Milliseconds per call of `work`, `requests` times at most, for `seconds` at most. */
+async function timed(work) {
+  for (let i = 0; i < 3; i++) await work(i);
+  const times = [];
+  const deadline = performance.now() + seconds * 1000;
+  for (let i = 0; i < requests && performance.now() < deadline; i++) {
+    const started = performance.now();
+    await work(i);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+function report(name, times) {
+  const f = (ms) => ms.toFixed(ms < 10 ? 2 : 0).padStart(8);
+  out(`${name.padEnd(44)} p50 ${f(percentile(times, 0.5))} ms  p99 ${f(percentile(times, 0.99))} ms  max ${f(Math.max(...times))} ms  (${times.length} calls)`);
+}
+
+const shapes = [
+  { name: 'history 24 h at 1m, 1 metric', query: { metrics: 'cpu_usage', resolution: '1m' }, spanMs: 24 * hour },
+  { name: 'history 24 h at 1m, 2 metrics', query: { metrics: 'cpu_usage,connections.active', resolution: '1m' }, spanMs: 24 * hour },
+  { name: 'history 7 d auto, 1 metric', query: { metrics: 'cpu_usage', resolution: 'auto' }, spanMs: 7 * 24 * hour },
+  { name: 'history 7 d auto, every metric', query: { resolution: 'auto' }, spanMs: 7 * 24 * hour },
+];
+
+out(describeRun(flags));
+out(`state ${dir} (${fleet.samples} samples)`);
+for (const shape of shapes) {
+  const query = parseHistoryQuery.parse({
+    ...shape.query,
+    from: new Date(fleet.endMs - shape.spanMs).toISOString(),
+    to: new Date(fleet.endMs).toISOString(),
+  });
+  let points = 0;
+  const times = await timed((i) => {
+    const answer = services.metrics.history(databases[i % databases.length], query, now);
+    points = answer.data.length;
+    return JSON.stringify(answer).length;
+  });
+  report(`${shape.name} (${points} points)`, times);
+}
+
+const serverMetrics = createServerMetrics(services, () => now);
+let scrapeBytes = 0;
+const scrapes = await timed(async () => {
+  scrapeBytes = (await serverMetrics.metrics()).length;
+});
+report(`/metrics scrape, ${databases.length} databases (${(scrapeBytes / 1024).toFixed(0)} kB)`, scrapes);
+
+if (!flags['skip-bytes']) {
+  const pagesOf = (table) =>
+    db
+      .prepare('SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name = ?)')
+      .pluck()
+      .get(table);
+  const rawRows = db.prepare('SELECT count(*) FROM samples').pluck().get();
+  const rawValues = rawRows * services.catalog.filter((metric) => metric.history.includes('raw')).length;
+  const rawBytes = pagesOf('samples');
+  const rollupBytes = pagesOf('sample_rollups');
+  out(`bytes per raw value: ${(rawBytes / rawValues).toFixed(1)} (samples with its indexes, ${(rawBytes / 2 ** 20).toFixed(0)} MiB, ${rawRows} rows)`);
+  out(`bytes of rollups per raw value: ${(rollupBytes / rawValues).toFixed(1)} (${(rollupBytes / 2 ** 20).toFixed(0)} MiB); with raw: ${((rawBytes + rollupBytes) / rawValues).toFixed(1)}`);
+}
+db.close();

@@ -1,0 +1,76 @@
+import { performance } from 'node:perf_hooks';
+import { rollupResolutions } from '../../common/metric-catalog.js';
+import type { BackgroundJob } from '../jobs/background-job.js';
+import type { QueriesService } from '../queries/queries-service.js';
+import type { Transaction } from '../storage/open-database.js';
+import type { RetentionMs } from './retention.js';
+import type { SamplesRepository } from './samples-repository.js';
+
+/** The databases whose history is kept (the databases feature). */
+export interface RetainedDatabases {
+  ids(): string[];
+}
+
+/** Rows one delete takes at most: a few milliseconds' worth. */
+const chunk = 500;
+
+interface Pass {
+  nowMs: number;
+  databases: string[];
+  database: number;
+  step: number;
+}
+
+/**
+ * Drops what is past retention, as a background job: per database its raw samples, its buckets of
+ * each rollup resolution and its slow-query intervals, then the batch ids (kept as long as raw
+ * samples, the longest an agent retry can matter). Every delete is a range of a key that starts
+ * with the database (or the receipt time), oldest first, in chunks.
+ */
+export class RetentionJob implements BackgroundJob {
+  readonly name = 'retention';
+  readonly periodMs = 60_000;
+  /** One database's deletes in order; each is true while its range has rows left. */
+  readonly #steps: ((databaseId: string, nowMs: number) => boolean)[];
+  #pass: Pass | undefined;
+
+  constructor(
+    private readonly samples: SamplesRepository,
+    queries: Pick<QueriesService, 'expire'>,
+    private readonly databases: RetainedDatabases,
+    private readonly retention: RetentionMs,
+    private readonly transaction: Transaction,
+  ) {
+    this.#steps = [
+      (databaseId, nowMs) => samples.expireRaw(databaseId, nowMs - retention.raw, chunk) >= chunk,
+      ...rollupResolutions.map(
+        ({ name }) =>
+          (databaseId: string, nowMs: number) => samples.expireRollups(databaseId, name, nowMs - retention[name], chunk) >= chunk,
+      ),
+      (databaseId, nowMs) => queries.expire(databaseId, new Date(nowMs), chunk),
+    ];
+  }
+
+  slice(now: Date, budgetMs: number): boolean {
+    const deadline = performance.now() + budgetMs;
+    const pass = (this.#pass ??= { nowMs: now.getTime(), databases: this.databases.ids(), database: 0, step: 0 });
+    try {
+      return this.transaction(() => {
+        do {
+          if (pass.database === pass.databases.length) {
+            if (this.samples.expireBatches(pass.nowMs - this.retention.raw, chunk) >= chunk) continue;
+            this.#pass = undefined;
+            return false;
+          }
+          if (this.#steps[pass.step]!(pass.databases[pass.database]!, pass.nowMs)) continue;
+          pass.step = (pass.step + 1) % this.#steps.length;
+          if (pass.step === 0) pass.database++;
+        } while (performance.now() < deadline);
+        return true;
+      });
+    } catch (error) {
+      this.#pass = undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { openStateDir } from '../../../server/state-dir.js';
+import { preparedState } from '../../helpers/crash-state.js';
+import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { spawnServer, type ServerProcess } from '../../helpers/spawn-server.js';
+
+// The built server killed with SIGKILL in the middle of batch writes, then the agent retries what was not acknowledged.
+
+t.test('SIGKILL during batch writes: acknowledged batches are there, and retried ones stored once', async (t) => {
+  const { stateDir, db, agentKey, databaseIds } = preparedState(t, 5);
+  db.close();
+  const fromMs = Date.now() - 3_600_000;
+  const batches = Array.from({ length: 60 }, (_, b) => ({
+    batch_id: `crash-batch-${String(b).padStart(6, '0')}`,
+    samples: Array.from({ length: 100 }, (_, s) => ({
+      database_id: databaseIds[s % databaseIds.length]!,
+      snapshot: makeSnapshot(new Date(fromMs + (b * 20 + Math.floor(s / databaseIds.length)) * 1000)),
+    })),
+  }));
+  const post = (server: ServerProcess, batch: (typeof batches)[number]) =>
+    fetch(`${server.url}/v1/agent/samples`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { stored: number; duplicate: boolean } }));
+  const acknowledged = new Set<string>();
+  const first = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  const queue = [...batches];
+  const workers = Array.from({ length: 3 }, async () => {
+    for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
+      const answer = await post(first, batch).catch(() => undefined);
+      if (answer?.status === 200) acknowledged.add(batch.batch_id);
+      if (acknowledged.size === 20) first.child.kill('SIGKILL');
+      if (answer === undefined) return;
+    }
+  });
+  await Promise.all(workers);
+  await first.exited;
+  t.ok(acknowledged.size >= 20 && acknowledged.size < batches.length, `killed with ${acknowledged.size} of ${batches.length} batches acknowledged`);
+
+  const second = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  let duplicates = 0;
+  for (const batch of batches) {
+    const answer = await post(second, batch);
+    t.equal(answer.status, 200);
+    if (answer.body.duplicate) duplicates++;
+    if (acknowledged.has(batch.batch_id)) t.ok(answer.body.duplicate, `${batch.batch_id}: acknowledged before the kill, kept`);
+  }
+  t.ok(duplicates >= acknowledged.size);
+  t.equal((await second.stop()).code, 0);
+  const { db: after } = openStateDir(stateDir, undefined);
+  t.teardown(() => after.close());
+  t.equal(after.prepare('SELECT count(*) FROM samples').pluck().get(), 60 * 100, 'every sample of every batch, once');
+  t.equal(after.prepare('SELECT count(DISTINCT batch_id) FROM ingested_batches').pluck().get(), 60);
+});

@@ -1,0 +1,53 @@
+import t, { type Test } from 'tap';
+import { openStateDir } from '../../../server/state-dir.js';
+import type { Db } from '../../../server/storage/open-database.js';
+import { day, killDuringPass, passEnded, preparedState, storeSamples } from '../../helpers/crash-state.js';
+import { spawnServer } from '../../helpers/spawn-server.js';
+
+// The built server killed with SIGKILL in the middle of rollup passes: the next pass folds every sample exactly once.
+
+/** Every sample once (the unique key holds that), and each 1 m and 1 d bucket counting exactly its samples. */
+function checkRollups(t: Test, db: Db): void {
+  const wrong = (resolution: string, width: number) =>
+    db
+      .prepare(
+        `SELECT count(*) FROM (SELECT database_id, (ts / ${width}) * ${width} AS bucket, count(*) AS n, count(cpu_usage) AS values_ FROM samples GROUP BY 1, 2) s
+         LEFT JOIN sample_rollups r ON r.database_id = s.database_id AND r.resolution = '${resolution}' AND r.bucket = s.bucket
+         WHERE r.samples IS NOT s.n OR r.cpu_usage_count IS NOT s.values_`,
+      )
+      .pluck()
+      .get();
+  t.equal(wrong('1m', 60_000), 0, 'every 1 m bucket counts its samples once');
+  t.equal(wrong('1d', day), 0, 'every 1 d bucket counts its samples once');
+}
+
+t.test('SIGKILL during rollup passes: the next pass folds every sample exactly once', async (t) => {
+  const { stateDir, db, databaseIds } = preparedState(t, 20);
+  const fromMs = Math.floor((Date.now() - 1.5 * day) / day) * day;
+  storeSamples(db, databaseIds, fromMs, 8_640);
+  const total = db.prepare('SELECT count(*) FROM samples').pluck().get() as number;
+  db.close();
+  // Killed ever later in the pass (each start folds from the watermark again), until a kill lands among the folds.
+  const states: string[] = [];
+  let midFold = false;
+  for (const afterMs of [0, 400, 1000, 2000, 3500, 5000]) {
+    const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+    await killDuringPass(server, 'rollups', afterMs);
+    const { db: after } = openStateDir(stateDir, undefined);
+    const watermark = after.prepare('SELECT last_sample_id FROM rollup_watermark').pluck().get() as number;
+    const buckets = after.prepare('SELECT count(*) FROM sample_rollups').pluck().get() as number;
+    after.close();
+    states.push(`${afterMs} ms: watermark ${watermark}, ${buckets} buckets`);
+    midFold = watermark < total && buckets > 0;
+    if (midFold || watermark === total) break;
+  }
+  t.ok(midFold, `a kill landed after some folds and before the pass ended (${states.join('; ')})`);
+  const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  await passEnded(server, 'rollups');
+  t.equal((await server.stop()).code, 0);
+  const { db: after } = openStateDir(stateDir, undefined);
+  t.teardown(() => after.close());
+  t.equal(after.prepare('SELECT count(*) FROM samples').pluck().get(), total, 'no sample lost');
+  checkRollups(t, after);
+});
+

@@ -1,0 +1,80 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { metricCatalog } from '../../../common/metric-catalog.js';
+import { runPass } from '../../../server/jobs/background-job.js';
+import { composeServices } from '../../../server/compose-services.js';
+import { openStateDir } from '../../../server/state-dir.js';
+import { migrate } from '../../../server/storage/migrate.js';
+import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { spawnServer } from '../../helpers/spawn-server.js';
+import { createTenant } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+// A state directory of the schema before migration 0009 (rollups without value counts), with
+// folded and not yet folded samples, opened by the built server: every value reads back.
+
+const minute = 60_000;
+
+t.test('a state directory of the previous schema upgrades in place and reads every value back', async (t) => {
+  const stateDir = tempDir(t, 'dbmon-upgrade-');
+  const now = new Date(Math.floor(Date.now() / minute) * minute);
+  const from = now.getTime() - 3 * 3_600_000;
+  const { db, secretKey } = openStateDir(stateDir, undefined);
+  migrate(db);
+  const { services } = composeServices(db, secretKey, { startedAt: now });
+  const tenant = createTenant(services, now);
+  const databaseIds = ['a', 'b'].map(
+    (name) => services.databases.create(tenant.orgId, { name, type: 'postgresql', agent_id: null, connection: { host: 'h', database: 'd', username: 'u', ssl: false }, monitoring: { enabled: true, interval_seconds: 10 } }, now).id,
+  );
+  const snapshot = (i: number, d: number) =>
+    makeSnapshot(new Date(from + i * 10_000), { metrics: { cpu_usage: (i * 7 + d) % 101, connections: { active: i % 5, idle: d, total: (i % 5) + d, max: 50 } } });
+  const ingest = (first: number, count: number) => {
+    for (let start = first; start < first + count; start += 250) {
+      const samples = Array.from({ length: Math.min(250, first + count - start) }, (_, k) =>
+        databaseIds.map((id, d) => ({ database_id: id, snapshot: snapshot(start + k, d) })),
+      ).flat();
+      services.ingest.ingest({ kind: 'embedded' }, { batch_id: `upgrade-batch-${String(start).padStart(8, '0')}`, samples }, now);
+    }
+  };
+  // Two hours folded by the server of the previous schema, the third hour stored after its last fold.
+  ingest(0, 720);
+  runPass(services.rollups, now);
+  ingest(720, 360);
+  const dropped = metricCatalog.map((metric) => `${metric.column}_count`);
+  for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
+  db.exec('DELETE FROM schema_migrations WHERE version = 9');
+  const rawRows = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all() as {
+    database_id: string;
+    ts: number;
+    cpu_usage: number;
+    connections_active: number;
+  }[];
+  db.close();
+
+  const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  t.teardown(() => server.stop());
+  t.ok(readdirSync(join(stateDir, 'backups')).length > 0, 'the previous database was backed up before migrating');
+  const history = async (id: string, resolution: string) => {
+    const query = `metrics=cpu_usage,connections.active&from=${new Date(from).toISOString()}&to=${now.toISOString()}&resolution=${resolution}`;
+    const response = await fetch(`${server.url}/v1/databases/${id}/metrics/history?${query}`, { headers: { authorization: `Bearer ${tenant.key}` } });
+    t.equal(response.status, 200);
+    return ((await response.json()) as { data: { timestamp: string; metrics: Record<string, unknown> }[] }).data;
+  };
+  for (const id of databaseIds) {
+    const rows = rawRows.filter((row) => row.database_id === id);
+    t.equal(rows.length, 1080);
+    const raw = (await history(id, 'raw')).map((point) => [point.timestamp, point.metrics.cpu_usage, point.metrics['connections.active']]);
+    t.same(raw, rows.map((row) => [new Date(row.ts).toISOString(), row.cpu_usage, row.connections_active]), 'every raw value');
+    for (const [resolution, width] of [['1m', minute], ['1h', 60 * minute]] as const) {
+      const buckets = new Map<number, typeof rows>();
+      for (const row of rows) buckets.set(Math.floor(row.ts / width) * width, [...(buckets.get(Math.floor(row.ts / width) * width) ?? []), row]);
+      const stats = (values: number[]) => ({ avg: values.reduce((a, b) => a + b, 0) / values.length, min: Math.min(...values), max: Math.max(...values) });
+      const expected = [...buckets.entries()].map(([start, inBucket]) => ({
+        timestamp: new Date(start).toISOString(),
+        metrics: { cpu_usage: stats(inBucket.map((row) => row.cpu_usage)), 'connections.active': stats(inBucket.map((row) => row.connections_active)) },
+      }));
+      t.same(await history(id, resolution), expected, `every ${resolution} bucket, folded before the upgrade or not`);
+    }
+  }
+});
