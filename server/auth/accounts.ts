@@ -1,11 +1,13 @@
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
+import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
 import type { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
+import { NetworkAccess } from './organizations/network-access.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
@@ -19,6 +21,7 @@ import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService } from './users/profile-service.js';
 import { UsersService } from './users/users-service.js';
 import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
+import { GenerationCache, TableGenerations } from '../storage/generation-cache.js';
 
 /** People in the product: sign-in, sessions, the caller's profile and the organization's settings. */
 export interface Accounts {
@@ -27,6 +30,8 @@ export interface Accounts {
   profile: ProfileService;
   organizationSettings: OrganizationSettingsService;
   users: UsersService;
+  /** The organizations' IP allowlists, applied to every credential. */
+  network: NetworkAccess;
 }
 
 export function createAccounts(db: Db, organizations: OrganizationsRepository, transaction: Transaction): Accounts {
@@ -40,12 +45,18 @@ export function createAccounts(db: Db, organizations: OrganizationsRepository, t
     profile: new ProfileService(users, sessions, signIn),
     organizationSettings,
     users: new UsersService(users, sessions, new ApiKeysRepository(db), transaction),
+    network: new NetworkAccess(organizations, new GenerationCache(new TableGenerations(db), 'credentials')),
   };
 }
 
-/** The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins over a session cookie. */
+/**
+ * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins over a session cookie.
+ * Each is refused from outside its organization's IP allowlist.
+ */
 export function credentialResolvers(apiKeys: ApiKeysService, accounts: Accounts, cookie: SessionCookie): CredentialResolver[] {
-  return [new ApiKeyResolver(apiKeys), new SessionCookieResolver(accounts.sessions, cookie)];
+  return [new ApiKeyResolver(apiKeys), new SessionCookieResolver(accounts.sessions, cookie)].map(
+    (resolver) => new AllowlistedResolver(resolver, accounts.network),
+  );
 }
 
 export function accountsRoutes(accounts: Accounts, cookie: SessionCookie, now: () => Date): RouteDefinition[] {
