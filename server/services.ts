@@ -134,6 +134,7 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
   const optimizationJobRows = new OptimizationJobsRepository(db);
   const optimizations = new OptimizationsService(optimizationRows, optimizationJobRows, databases, queries, optimizationEvents, transaction);
   const optimizationJobs = new OptimizationJobsService(optimizationJobRows, optimizationRows, optimizations, databaseRows, databases, transaction);
+  const accounts = createAccounts(db, organizations, transaction);
   return {
     organizations,
     databaseRows,
@@ -143,10 +144,12 @@ export function createServices(db: Db, secretKey: Buffer, retention: RetentionMs
     apiKeys: new ApiKeysService(
       new ApiKeysRepository(db),
       identity,
+      accounts.audit,
+      transaction,
       new GenerationCache(generations, 'credentials'),
       options.maxLiveApiKeysPerOrganization,
     ),
-    accounts: createAccounts(db, organizations, transaction),
+    accounts,
     databases,
     databaseListPages: new DatabaseListPages(databaseRows, generations),
     agents: new AgentsService(agentRows, databaseRows, databases),

@@ -1,15 +1,20 @@
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
+import { AuditLog } from './audit/audit-log.js';
+import { AuditRepository } from './audit/audit-repository.js';
+import { auditRoutes } from './audit/audit-routes.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
 import type { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
+import type { IpAllowlist } from './organizations/ip-allowlist.js';
 import { NetworkAccess } from './organizations/network-access.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
+import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import type { SessionCookie } from './sessions/session-cookie.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
@@ -23,8 +28,10 @@ import { UsersService } from './users/users-service.js';
 import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import { GenerationCache, TableGenerations } from '../storage/generation-cache.js';
 
-/** People in the product: sign-in, sessions, the caller's profile and the organization's settings. */
+/** People in the product: sign-in, sessions, the caller's profile, the organization's settings and its audit log. */
 export interface Accounts {
+  /** Written by every account service (and API keys) in the transaction of the change; `audit.expire(now)` is a storage maintenance slice. */
+  audit: AuditLog;
   sessions: SessionsService;
   signIn: SignInService;
   profile: ProfileService;
@@ -36,16 +43,19 @@ export interface Accounts {
 
 export function createAccounts(db: Db, organizations: OrganizationsRepository, transaction: Transaction): Accounts {
   const users = new UsersRepository(db);
-  const organizationSettings = new OrganizationSettingsService(organizations);
-  const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction);
-  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle());
+  const audit = new AuditLog(new AuditRepository(db));
+  const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
+  const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
+  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
+  const allowlists = new GenerationCache<IpAllowlist>(new TableGenerations(db), 'credentials');
   return {
+    audit,
     sessions,
     signIn,
-    profile: new ProfileService(users, sessions, signIn),
+    profile: new ProfileService(users, sessions, signIn, audit, transaction),
     organizationSettings,
-    users: new UsersService(users, sessions, new ApiKeysRepository(db), transaction),
-    network: new NetworkAccess(organizations, new GenerationCache(new TableGenerations(db), 'credentials')),
+    users: new UsersService(users, sessions, new ApiKeysRepository(db), audit, transaction),
+    network: new NetworkAccess(organizations, allowlists, audit, new RefusalSampler()),
   };
 }
 
@@ -63,6 +73,7 @@ export function accountsRoutes(accounts: Accounts, cookie: SessionCookie, now: (
   return [
     ...profileRoutes(accounts.profile, accounts.sessions, now),
     ...sessionsRoutes(accounts.sessions, cookie, now),
-    ...organizationRoutes(accounts.organizationSettings),
+    ...organizationRoutes(accounts.organizationSettings, now),
+    ...auditRoutes(accounts.audit),
   ];
 }

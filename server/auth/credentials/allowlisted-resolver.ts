@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { requestClient } from '../../http/request-client.js';
 import type { NetworkAccess } from '../organizations/network-access.js';
 import type { AuthResult, CredentialResolver } from './credential-resolver.js';
 
@@ -12,7 +13,7 @@ export class AllowlistedResolver implements CredentialResolver {
   resolve(ctx: Context, now: Date): AuthResult | undefined {
     const result = this.resolver.resolve(ctx, now);
     if (result === undefined || 'error' in result) return result;
-    const refusal = this.network.refusal(result.principal, ctx.ip);
+    const refusal = this.network.refusal(result.principal, requestClient(ctx), now);
     return refusal === undefined ? result : { error: refusal };
   }
 }

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
 import { createServiceKey, createTenant, createUserKey, startTestServer, type RequestOptions, type TestServer } from '../../../helpers/test-server.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
 
@@ -71,9 +72,9 @@ t.test('the IP allowlist refuses every credential of the organization from elsew
     t.equal((await from(server, '192.0.2.1', 'GET', '/v1/databases', { key: tenant.key })).status, 200, 'the cached list was dropped on save');
     await from(server, inside, 'PATCH', '/v1/org/settings', { headers: ownerSession.headers(), body: { ip_allowlist: allowlist } });
     t.equal((await from(server, '192.0.2.1', 'GET', '/v1/databases', { key: tenant.key })).status, 403, 'narrowed again at once');
-    server.services.accounts.organizationSettings.update(tenant.orgId, { ip_allowlist: [] }, inside);
+    server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { ip_allowlist: [] }, server.clock.now);
     t.equal((await from(server, outside, 'GET', '/v1/databases', { key: tenant.key })).status, 200);
-    server.services.accounts.organizationSettings.update(tenant.orgId, { ip_allowlist: allowlist }, inside);
+    server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { ip_allowlist: allowlist }, server.clock.now);
   });
 
   await t.test('the lock-out check on save uses the same matcher (IPv4-mapped caller, CIDR)', async (t) => {
@@ -99,7 +100,7 @@ t.test('a forged X-Forwarded-For is not believed without a trusted proxy', async
   const server = await startTestServer();
   t.teardown(server.close);
   const tenant = createTenant(server.services, server.clock.now, 'enterprise');
-  server.services.accounts.organizationSettings.update(tenant.orgId, { ip_allowlist: ['203.0.113.0/24'] }, '203.0.113.1');
+  server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { ip_allowlist: ['203.0.113.0/24'] }, server.clock.now);
   const spoofed = await from(server, '203.0.113.1', 'GET', '/v1/databases', { key: tenant.key });
   t.equal(spoofed.status, 403, 'the peer 127.0.0.1 is the client');
   t.equal(spoofed.body.error.code, 'ip_not_allowed');
@@ -114,7 +115,7 @@ t.test('only the enterprise plan is restricted: a list kept after a downgrade is
   const server = await startTestServer({ trustedProxies: ['127.0.0.1'] });
   t.teardown(server.close);
   const tenant = createTenant(server.services, server.clock.now, 'enterprise');
-  server.services.accounts.organizationSettings.update(tenant.orgId, { ip_allowlist: [inside] }, inside);
+  server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { ip_allowlist: [inside] }, server.clock.now);
   t.equal((await from(server, outside, 'GET', '/v1/databases', { key: tenant.key })).status, 403, 'enforced while enterprise');
   server.db.prepare("UPDATE organizations SET plan = 'pro' WHERE id = ?").run(tenant.orgId);
   t.equal((await from(server, outside, 'GET', '/v1/databases', { key: tenant.key })).status, 200, 'a pro organization is not restricted');
