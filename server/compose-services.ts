@@ -4,6 +4,7 @@ import { createAgents } from './agents/create-agents.js';
 import { AlertEvaluationJob } from './alerts/alert-evaluation-job.js';
 import { createAlerts } from './alerts/create-alerts.js';
 import { createApiKeys } from './auth/api-keys/create-api-keys.js';
+import { createAudit } from './auth/audit/create-audit.js';
 import { createAccounts } from './auth/create-accounts.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createDatabases } from './databases/create-databases.js';
@@ -102,10 +103,13 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     organizationCreated: (organization, now) => alerts.alertRules.createStockRules(organization.id, now),
     transaction,
   });
-  const apiKeys = createApiKeys({ db, identity, generations, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
+  const audit = createAudit({ db });
+  const apiKeys = createApiKeys({ db, identity, generations, audit: audit.audit, transaction, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
   const accounts = createAccounts({
     db,
     identity,
+    audit: audit.audit,
+    generations,
     apiKeys: apiKeys.apiKeys,
     publicUrl: options.publicUrl ?? 'http://localhost',
     mailer: options.mailer,
@@ -118,7 +122,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       identity,
       apiKeys: apiKeys.apiKeys,
       /** Sign-in, sessions, the caller's profile and the organization's settings. */
-      accounts: accounts.accounts,
+      accounts: { ...accounts.accounts, audit: audit.audit },
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -138,7 +142,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What authenticates every /v1 request. */
     credentials: accounts.credentials,
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases)],
+    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */
@@ -152,6 +156,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [
       ...apiKeys.routes(now),
       ...accounts.routes(now),
+      ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),
       ...agents.routes(now),

@@ -5,7 +5,7 @@ import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.j
 import { parseDuration } from '../common/duration.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
 import { historyResolutions } from '../common/metric-catalog.js';
-import { parseAddressRange } from './http/trusted-proxies.js';
+import { parseAddressRange } from './net/address-range.js';
 import type { SmtpSettings } from './mail/smtp-mailer.js';
 import { byHistoryResolution, defaultRetentionDurations } from './metrics/retention.js';
 

@@ -1,8 +1,11 @@
+import { GenerationCache, type TableGenerations } from '../storage/generation-cache.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { Mailer } from '../mail/mailer.js';
 import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
+import type { AuditLog } from './audit/audit-log.js';
+import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
@@ -11,8 +14,11 @@ import { OrganizationsRepository } from './identity/organizations-repository.js'
 import { UsersRepository } from './identity/users-repository.js';
 import { OneTimeLinks } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
+import type { IpAllowlist } from './organizations/ip-allowlist.js';
+import { NetworkAccess } from './organizations/network-access.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
+import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordResetsService } from './password-resets/password-resets-service.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
@@ -30,6 +36,10 @@ import { UsersService } from './users/users-service.js';
 export interface AccountsDependencies {
   db: Db;
   identity: IdentityService;
+  /** Every account change and sign-in is recorded in the transaction of the change. */
+  audit: AuditLog;
+  /** Change counters of the credential tables: the organizations' parsed allowlists are kept until one changes. */
+  generations: TableGenerations;
   /** The API key feature: the first credential /v1 looks for. */
   apiKeys: ApiKeysService;
   /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
@@ -40,15 +50,16 @@ export interface AccountsDependencies {
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
-  const organizationSettings = new OrganizationSettingsService(organizations);
-  const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction);
-  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle());
-  const profile = new ProfileService(users, sessions, signIn);
+  const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
+  const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
+  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
+  const profile = new ProfileService(users, sessions, signIn, audit, transaction);
+  const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
-  const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, transaction);
+  const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
   const cookie = new SessionCookie(publicUrl);
   return {
@@ -60,13 +71,20 @@ export function createAccounts({ db, identity, apiKeys, publicUrl, mailer, trans
       users: organizationUsers,
       invitations,
       passwordResets: new PasswordResetsService(users, links, sessions, mailer),
+      /** The organizations' IP allowlists, applied to every credential. */
+      network,
     },
-    /** The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins over a session cookie. */
-    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)] satisfies CredentialResolver[],
+    /**
+     * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins
+     * over a session cookie. Each is refused from outside its organization's IP allowlist.
+     */
+    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(
+      (resolver): CredentialResolver => new AllowlistedResolver(resolver, network),
+    ),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
       ...sessionsRoutes(sessions, cookie, now),
-      ...organizationRoutes(organizationSettings),
+      ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),
     ],
   };

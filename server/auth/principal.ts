@@ -32,6 +32,11 @@ export interface Principal {
   scopes: readonly Scope[];
 }
 
+/** The acting user's or service account's id; they carry their kind (`usr_`, `sa_`), so the two never collide. */
+export function actorId(actor: Actor): string {
+  return actor.kind === 'user' ? actor.userId : actor.serviceAccountId;
+}
+
 /** The user acting, or undefined for a service account. */
 export function actingUser(principal: Principal): { userId: string; role: Role } | undefined {
   return principal.actor.kind === 'user' ? principal.actor : undefined;

@@ -1,5 +1,5 @@
 import { expandIpv6 } from '../net/expand-ipv6.js';
-import { canonicalAddress } from './trusted-proxies.js';
+import { canonicalAddress } from '../net/address-range.js';
 
 /**
  * Who an unauthenticated request is counted against: an IPv4 address as it is (an IPv4-mapped

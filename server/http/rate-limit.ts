@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { RateLimitError } from '../errors.js';
-import type { Principal } from '../auth/principal.js';
+import { actorId, type Principal } from '../auth/principal.js';
 import type { AuthResult } from './authenticate.js';
 import { rateLimitAddress } from './rate-limit-address.js';
 import { hourlyLimit, planHourlyLimits, type RateLimiter } from './rate-limiter.js';
@@ -26,7 +26,7 @@ export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
     const decision =
       principal === undefined
         ? limiter.takeForAddress(`${family}:${rateLimitAddress(ctx.ip)}`, planHourlyLimits.free, nowMs)
-        : limiter.takeForPrincipal(`${family}:${principalBucket(principal)}`, principalLimit(principal, family), nowMs);
+        : limiter.takeForPrincipal(`${family}:${actorId(principal.actor)}`, principalLimit(principal, family), nowMs);
     ctx.set('X-RateLimit-Limit', String(decision.limit));
     ctx.set('X-RateLimit-Remaining', String(decision.remaining));
     ctx.set('X-RateLimit-Reset', String(decision.resetAt));
@@ -41,10 +41,4 @@ export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
 function principalLimit(principal: Principal, family: 'agent' | 'api'): number {
   const planLimit = hourlyLimit(principal.plan, principal.customHourlyLimit);
   return family === 'agent' ? Math.max(planLimit, agentHourlyFloor) : planLimit;
-}
-
-/** User and service-account ids carry their kind (`usr_`, `sa_`), so the two never share a bucket. */
-function principalBucket(principal: Principal): string {
-  const { actor } = principal;
-  return actor.kind === 'user' ? actor.userId : actor.serviceAccountId;
 }

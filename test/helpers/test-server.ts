@@ -12,6 +12,7 @@ import type { RunningAgent } from '../../agent/start-agent.js';
 import { composeServer, type EmbeddedAgentRun } from '../../server/compose-server.js';
 import type { ServerServices } from '../../server/compose-services.js';
 import { createSmtpMailer, type SmtpSettings } from '../../server/mail/smtp-mailer.js';
+import type { BackgroundJob } from '../../server/jobs/background-job.js';
 import { openStateDir } from '../../server/state-dir.js';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
 import type { RetryPolicy } from '../../server/webhooks/retry-schedule.js';
@@ -35,6 +36,8 @@ export interface TestServer {
   dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger'>>) => WebhookDispatcher;
   /** The server's embedded agent over its services, counted on its /metrics; not stopped on close. */
   startEmbeddedAgent: (options: EmbeddedAgentRun) => RunningAgent;
+  /** What main.ts schedules in the background (rollups, retention, alert evaluation, audit expiry). */
+  backgroundJobs: readonly BackgroundJob[];
   request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
   close: () => Promise<void>;
 }
@@ -132,6 +135,7 @@ export async function startTestServer(
       return dispatcher;
     },
     startEmbeddedAgent: composed.startEmbeddedAgent,
+    backgroundJobs: composed.backgroundJobs,
     // Every response a test receives must be one the served OpenAPI document describes.
     request: async (method, path, requestOptions = {}) => {
       const response = await send(url, method, path, requestOptions);

@@ -1,3 +1,4 @@
+import { requestClient } from '../../http/request-client.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
@@ -29,7 +30,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
         409: { description: '`limit_reached`: the organization already holds its maximum of live keys', schema: errorBody },
       },
       handler: (ctx, { body, principal }) => {
-        const created = apiKeys.createFor(principal, body, now());
+        const created = apiKeys.createFor(principal, body, now(), requestClient(ctx));
         ctx.status = 201;
         ctx.set('Location', `/v1/api-keys/${created.row.id}`);
         ctx.set('Cache-Control', 'no-store');
@@ -64,7 +65,7 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
       params: apiKeyIdParams,
       responses: { 204: { description: 'Revoked' }, ...errorResponses, 409: { description: 'The key is revoked already (already_revoked)', schema: errorBody } },
       handler: (ctx, { params, principal }) => {
-        apiKeys.revokeFor(principal, params.id, now());
+        apiKeys.revokeFor(principal, params.id, now(), requestClient(ctx));
         ctx.status = 204;
       },
     }),

@@ -1,5 +1,9 @@
 import { AuthenticationError, ConflictError, InvalidRequestError, NotFoundError, PermissionError } from '../../errors.js';
 import { newId } from '../../crypto/new-id.js';
+import type { RequestClient } from '../../http/request-client.js';
+import type { Transaction } from '../../storage/open-database.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { operatorOrigin, originOf, type AuditOrigin } from '../audit/audit-origin.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Access, type Scope } from '../permissions.js';
 import type { Actor, Principal } from '../principal.js';
@@ -31,6 +35,8 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly identity: IdentityService,
+    private readonly audit: AuditLog,
+    private readonly transaction: Transaction,
     /** Key lookups by token hash (null: no such key), kept until a credential table changes. */
     private readonly lookups: GenerationCache<ApiKeyAuthRow | null>,
     /** Keys neither revoked nor expired that one organization may hold (config api_keys.max_live_per_organization). */
@@ -65,7 +71,7 @@ export class ApiKeysService {
   }
 
   /** A key made through the API: never broader than the key that asks for it, and revoked with it. */
-  createFor(principal: Principal, input: NewApiKey, now: Date): CreatedApiKey {
+  createFor(principal: Principal, input: NewApiKey, now: Date, client: RequestClient): CreatedApiKey {
     if (!allows(principal.access, input.permission)) {
       throw new PermissionError('A key cannot create a key with more permission than itself');
     }
@@ -74,17 +80,25 @@ export class ApiKeysService {
     if (outside !== undefined) throw new PermissionError(`A key cannot grant the scope ${outside}, which it does not have`);
     const owner = this.ownerFor(principal, input, now);
     // A key made in a browser session is the user's own: a session is no key to inherit from or be revoked with.
-    if (principal.credential.kind === 'session') return this.create(principal.orgId, owner, { ...input, scopes }, now);
+    const origin = originOf(principal, client);
+    if (principal.credential.kind === 'session') return this.create(principal.orgId, owner, { ...input, scopes }, now, null, origin);
     const parent = principal.credential;
     const expiresAt = input.expires_at ?? parent.expiresAt ?? undefined;
     if (parent.expiresAt !== null && expiresAt !== undefined && Date.parse(expiresAt) > Date.parse(parent.expiresAt)) {
       throw new PermissionError('A key cannot create a key that outlives itself');
     }
-    return this.create(principal.orgId, owner, { ...input, scopes, expires_at: expiresAt }, now, parent.id);
+    return this.create(principal.orgId, owner, { ...input, scopes, expires_at: expiresAt }, now, parent.id, origin);
   }
 
-  /** Operator path (CLI, first start): no caller to stay within, and no parent key unless `parentKeyId`. */
-  create(orgId: string, owner: KeyOwner, input: NewApiKey, now: Date, parentKeyId: string | null = null): CreatedApiKey {
+  /** Operator path (CLI, first start): no caller to stay within, and no parent key unless `parentKeyId`. Audited, never with the key's value. */
+  create(
+    orgId: string,
+    owner: KeyOwner,
+    input: NewApiKey,
+    now: Date,
+    parentKeyId: string | null = null,
+    origin: AuditOrigin = operatorOrigin(orgId),
+  ): CreatedApiKey {
     if (input.expires_at !== undefined && Date.parse(input.expires_at) <= now.getTime()) {
       throw new InvalidRequestError('invalid_parameter', 'expires_at must be in the future', 'expires_at');
     }
@@ -108,13 +122,18 @@ export class ApiKeysService {
       revoked_at: null,
       parent_key_id: parentKeyId,
     };
-    if (!this.keys.insertWithinCap(row, this.maxLivePerOrganization)) {
-      throw new ConflictError(
-        'limit_reached',
-        `The organization has ${this.maxLivePerOrganization} live API keys, the most it may hold; revoke keys it no longer uses`,
-      );
-    }
-    return { row: this.keys.findById(id)!, value: token.value };
+    return this.transaction(() => {
+      if (!this.keys.insertWithinCap(row, this.maxLivePerOrganization)) {
+        throw new ConflictError(
+          'limit_reached',
+          `The organization has ${this.maxLivePerOrganization} live API keys, the most it may hold; revoke keys it no longer uses`,
+        );
+      }
+      const { name, kind, permission, scopes, expires_at, parent_key_id } = row;
+      const details = { name, kind, permission, scopes: JSON.parse(scopes) as Scope[], expires_at, parent_key_id };
+      this.audit.record({ origin, action: 'api_key.created', target: { type: 'api_key', id }, details }, now);
+      return { row: this.keys.findById(id)!, value: token.value };
+    });
   }
 
   list(principal: Principal, limit: number, offset: number): { rows: ApiKeyListRow[]; total: number } {
@@ -127,15 +146,21 @@ export class ApiKeysService {
     return this.keys.all(orgId);
   }
 
-  revokeFor(principal: Principal, id: string, now: Date): void {
+  revokeFor(principal: Principal, id: string, now: Date, client: RequestClient): void {
     const row = this.keys.findVisible(principal.orgId, id, visibility(principal));
     if (row === undefined) throw new NotFoundError(`No API key ${id}`, 'id');
-    this.revoke(row.id, now);
+    this.revoke(row.id, now, originOf(principal, client));
   }
 
-  revoke(id: string, now: Date): void {
-    if (this.keys.findById(id) === undefined) throw new NotFoundError(`No API key ${id}`, 'id');
-    if (!this.keys.revoke(id, now.toISOString())) throw new ConflictError('already_revoked', `API key ${id} is already revoked`);
+  /** Revokes the key and the keys made through it; audited as the operator's unless `origin` says who. */
+  revoke(id: string, now: Date, origin?: AuditOrigin): void {
+    const row = this.keys.findById(id);
+    if (row === undefined) throw new NotFoundError(`No API key ${id}`, 'id');
+    this.transaction(() => {
+      if (!this.keys.revoke(id, now.toISOString())) throw new ConflictError('already_revoked', `API key ${id} is already revoked`);
+      const details = { name: row.name, kind: row.kind };
+      this.audit.record({ origin: origin ?? operatorOrigin(row.org_id), action: 'api_key.revoked', target: { type: 'api_key', id }, details }, now);
+    });
   }
 
   private ownerFor(principal: Principal, input: NewApiKey, now: Date): KeyOwner {

@@ -1,5 +1,6 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
+import { requestOrigin } from '../audit/audit-origin.js';
 import type { Organization } from '../identity/organizations-repository.js';
 import { administration, administrationNote } from '../administration.js';
 import { organizationChangeBody, organizationRecord, organizationSettingsChangeBody, organizationSettingsRecord } from './organization-schema.js';
@@ -11,7 +12,7 @@ function presentOrganization(organization: Organization) {
   return { id: organization.id, name: organization.name, slug: organization.slug, plan: organization.plan, created_at: organization.created_at };
 }
 
-export function organizationRoutes(organizations: OrganizationSettingsService): RouteDefinition[] {
+export function organizationRoutes(organizations: OrganizationSettingsService, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
@@ -40,7 +41,7 @@ export function organizationRoutes(organizations: OrganizationSettingsService): 
         409: { description: '`already_exists`: another organization has the name or slug', schema: errorBody },
       },
       handler: (ctx, { body, principal }) => {
-        ctx.body = presentOrganization(organizations.rename(principal.orgId, body));
+        ctx.body = presentOrganization(organizations.rename(requestOrigin(ctx, principal), body, now()));
       },
     }),
     defineRoute({
@@ -73,7 +74,7 @@ export function organizationRoutes(organizations: OrganizationSettingsService): 
         409: { description: "`would_lock_out`: the allowlist leaves out the caller's own address", schema: errorBody },
       },
       handler: (ctx, { body, principal }) => {
-        ctx.body = organizations.update(principal.orgId, body, ctx.ip);
+        ctx.body = organizations.update(requestOrigin(ctx, principal), body, now());
       },
     }),
   ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { plans } from '../identity/plans.js';
-import { parseAddressRange } from '../../http/trusted-proxies.js';
+import { parseAddressRange } from '../../net/address-range.js';
 
 export const organizationRecord = z
   .object({ id: z.string(), name: z.string(), slug: z.string(), plan: z.enum(plans), created_at: z.string() })

@@ -1,13 +1,20 @@
 import { ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import type { Transaction } from '../../storage/open-database.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { Organization, OrganizationSettingsRow, OrganizationsRepository } from '../identity/organizations-repository.js';
 import { slugify } from '../identity/identity-service.js';
 import type { SessionLimits } from '../sessions/sessions-service.js';
 import { IpAllowlist } from './ip-allowlist.js';
 import type { OrganizationSettings, OrganizationSettingsChange } from './organization-schema.js';
 
-/** The organization's name and slug, and the settings its owners and admins control. */
+/** The organization's name and slug, and the settings its owners and admins control; every change audited with its values before and after. */
 export class OrganizationSettingsService {
-  constructor(private readonly organizations: OrganizationsRepository) {}
+  constructor(
+    private readonly organizations: OrganizationsRepository,
+    private readonly audit: AuditLog,
+    private readonly transaction: Transaction,
+  ) {}
 
   organization(orgId: string): Organization {
     const organization = this.organizations.findById(orgId);
@@ -15,11 +22,17 @@ export class OrganizationSettingsService {
     return organization;
   }
 
-  rename(orgId: string, change: { name?: string | undefined; slug?: string | undefined }): Organization {
+  rename(origin: AuditOrigin, change: { name?: string | undefined; slug?: string | undefined }, now: Date): Organization {
+    const { orgId } = origin;
     const current = this.organization(orgId);
     const name = change.name ?? current.name;
+    const slug = change.slug ?? (change.name !== undefined ? slugify(name) : current.slug);
     try {
-      this.organizations.rename(orgId, name, change.slug ?? (change.name !== undefined ? slugify(name) : current.slug));
+      this.transaction(() => {
+        this.organizations.rename(orgId, name, slug);
+        const changes = changesOf({ name: current.name, slug: current.slug }, { name, slug });
+        if (changes !== undefined) this.audit.record({ origin, action: 'organization.updated', target: { type: 'organization', id: orgId }, details: { changes } }, now);
+      });
     } catch (error) {
       if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw error;
       throw new ConflictError('already_exists', 'Another organization has this name or slug', change.slug !== undefined ? 'slug' : 'name');
@@ -33,17 +46,25 @@ export class OrganizationSettingsService {
 
   /**
    * An allowlist is an enterprise feature (403 plan_required) and may not shut out the address
-   * saving it (409 would_lock_out).
+   * saving it (409 would_lock_out); the operator (no address) cannot be shut out.
    */
-  update(orgId: string, change: OrganizationSettingsChange, callerIp: string): OrganizationSettings {
-    const next = { ...this.settings(orgId), ...change };
+  update(origin: AuditOrigin, change: OrganizationSettingsChange, now: Date): OrganizationSettings {
+    const { orgId, ip } = origin;
+    const current = this.settings(orgId);
+    const next = { ...current, ...change };
     if (change.ip_allowlist !== undefined && change.ip_allowlist.length > 0) {
       if (this.organization(orgId).plan !== 'enterprise') throw new PermissionError('An IP allowlist needs the enterprise plan', 'plan_required');
-      if (!new IpAllowlist(change.ip_allowlist).allows(callerIp)) {
-        throw new ConflictError('would_lock_out', `The allowlist does not include your own address ${callerIp}; saving it would lock you out`, 'ip_allowlist');
+      if (ip !== null && !new IpAllowlist(change.ip_allowlist).allows(ip)) {
+        throw new ConflictError('would_lock_out', `The allowlist does not include your own address ${ip}; saving it would lock you out`, 'ip_allowlist');
       }
     }
-    this.organizations.updateSettings(orgId, toRow(next));
+    this.transaction(() => {
+      this.organizations.updateSettings(orgId, toRow(next));
+      const changes = changesOf(current, next);
+      if (changes !== undefined) {
+        this.audit.record({ origin, action: 'organization.settings_updated', target: { type: 'organization', id: orgId }, details: { changes } }, now);
+      }
+    });
     return next;
   }
 
@@ -81,4 +102,10 @@ function toRow(settings: OrganizationSettings): OrganizationSettingsRow {
     ip_allowlist: JSON.stringify(settings.ip_allowlist),
     auto_apply_optimizations: Number(settings.allow_auto_apply),
   };
+}
+
+/** Each field whose value differs, with its value before and after; undefined when none does. */
+function changesOf<T extends object>(before: T, after: T): Record<string, { from: unknown; to: unknown }> | undefined {
+  const changed = (Object.keys(after) as (keyof T & string)[]).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  return changed.length === 0 ? undefined : Object.fromEntries(changed.map((key) => [key, { from: before[key], to: after[key] }]));
 }

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../../errors.js';
+import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { User, UsersRepository } from '../identity/users-repository.js';
 import { passwordResetMessage } from '../one-time-links/link-messages.js';
@@ -39,6 +40,11 @@ export class PasswordResetsService {
 
   /** Sets the new password and ends every session of the user; the link works once. */
   reset(token: string, password: string, now: Date): Promise<User> {
-    return this.links.redeem('password_reset', token, password, now, (user) => this.sessions.revokeOthers(user.id, null));
+    return this.links.redeem('password_reset', token, password, now, (user) => this.sessions.revokeOthers(resetBy(user), user.id, null, now));
   }
+}
+
+/** A reset is the user's own act, proven by the link: no credential, and no address at this layer. */
+function resetBy(user: User): AuditOrigin {
+  return { orgId: user.org_id, actor: { type: 'user', id: user.id }, credential: null, ip: null, userAgent: null };
 }

@@ -1,6 +1,7 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
 import { errorResponses } from '../../openapi/error-responses.js';
+import { requestOrigin } from '../audit/audit-origin.js';
 import { actingUser, personCredentials } from '../principal.js';
 import { presentSession } from './session-presenter.js';
 import type { SessionCookie } from './session-cookie.js';
@@ -40,7 +41,7 @@ export function sessionsRoutes(sessions: SessionsService, cookie: SessionCookie,
       params: sessionIdParams,
       responses: { 204: { description: 'Ended' }, ...errorResponses },
       handler: (ctx, { params, principal }) => {
-        sessions.revoke(actingUser(principal)!.userId, params.id);
+        sessions.revoke(requestOrigin(ctx, principal), actingUser(principal)!.userId, params.id, now());
         if (params.id === principal.credential.id) ctx.append('Set-Cookie', cookie.clear());
         ctx.status = 204;
       },
@@ -55,7 +56,8 @@ export function sessionsRoutes(sessions: SessionsService, cookie: SessionCookie,
       auth: { scope: 'api_keys', access: 'write', credentials: personCredentials, selfService: true },
       responses: { 204: { description: 'Ended' }, ...errorResponses },
       handler: (ctx, { principal }) => {
-        sessions.revokeOthers(actingUser(principal)!.userId, principal.credential.kind === 'session' ? principal.credential.id : null);
+        const keep = principal.credential.kind === 'session' ? principal.credential.id : null;
+        sessions.revokeOthers(requestOrigin(ctx, principal), actingUser(principal)!.userId, keep, now());
         ctx.status = 204;
       },
     }),

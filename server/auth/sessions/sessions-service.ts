@@ -2,7 +2,10 @@ import { newId } from '../../crypto/new-id.js';
 import { isSecretToken, newSecretToken } from '../../crypto/secret-token.js';
 import { AuthenticationError, NotFoundError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
+import type { RequestClient } from '../../http/request-client.js';
 import { hashToken } from '../api-keys/api-key-token.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/audit-origin.js';
 import { roleAccess, scopes, type Role, type Scope } from '../permissions.js';
 import type { Principal } from '../principal.js';
 import type { SessionListRow, SessionPolicy, SessionRow, SessionsRepository } from './sessions-repository.js';
@@ -17,10 +20,7 @@ export interface SessionLimits extends SessionPolicy {
   max_concurrent_sessions: number;
 }
 
-export interface SessionClient {
-  ip: string;
-  userAgent: string;
-}
+export type SessionClient = RequestClient;
 
 export interface SessionUser {
   id: string;
@@ -55,6 +55,7 @@ export class SessionsService {
     /** The organization's current session settings. */
     private readonly limitsOf: (orgId: string) => SessionLimits,
     private readonly transaction: Transaction,
+    private readonly audit: AuditLog,
   ) {}
 
   /** A new session for a user who just proved who they are; past the organization's limit the oldest sessions end. */
@@ -125,13 +126,20 @@ export class SessionsService {
   }
 
   /** Ends one of the user's sessions; another user's is as unknown as a made-up id. */
-  revoke(userId: string, id: string): void {
-    if (!this.sessions.deleteOfUser(id, userId)) throw new NotFoundError(`No session ${id}`, 'id');
+  revoke(origin: AuditOrigin, userId: string, id: string, now: Date): void {
+    this.transaction(() => {
+      if (!this.sessions.deleteOfUser(id, userId)) throw new NotFoundError(`No session ${id}`, 'id');
+      this.audit.record({ origin, action: 'session.revoked', target: { type: 'session', id }, details: { user_id: userId } }, now);
+    });
   }
 
   /** Ends every session of the user but `keepId` (null: all of them, as when the user is disabled or changes password from a token). */
-  revokeOthers(userId: string, keepId: string | null): number {
-    return this.sessions.deleteOthersOfUser(userId, keepId);
+  revokeOthers(origin: AuditOrigin, userId: string, keepId: string | null, now: Date): number {
+    return this.transaction(() => {
+      const count = this.sessions.deleteOthersOfUser(userId, keepId);
+      if (count > 0) this.audit.record({ origin, action: 'session.revoked_others', target: { type: 'user', id: userId }, details: { count } }, now);
+      return count;
+    });
   }
 
   /** Ends the session whose cookie carries `token`, if any (signing in again, signing out). */

@@ -1,4 +1,7 @@
 import { AuthenticationError, RateLimitError } from '../../errors.js';
+import type { Transaction } from '../../storage/open-database.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { User, UsersRepository } from '../identity/users-repository.js';
 import type { PasswordVerifier } from '../passwords/password-hash.js';
 import type { SessionClient, SessionsService, StartedSession } from './sessions-service.js';
@@ -18,21 +21,45 @@ export class SignInThrottledError extends RateLimitError {
   }
 }
 
-/** Email and password to a session. One answer for every wrong pair, whether or not the email exists, in the same time. */
+interface PasswordCheck {
+  /** The account the email names, whether or not the password is right. */
+  user: User | undefined;
+  /** Why the pair does not sign in; undefined when it does. */
+  failure?: 'wrong_password' | 'user_not_active';
+}
+
+/**
+ * Email and password to a session. One answer for every wrong pair, whether or not the email exists, in the same time.
+ * Sign-ins and failures on an existing account are audited in its organization; an email that names
+ * no account has no organization to tell (and might be a password typed in the wrong field), so it is not recorded.
+ */
 export class SignInService {
   constructor(
     private readonly users: UsersRepository,
     private readonly sessions: SessionsService,
     private readonly passwords: PasswordVerifier,
     private readonly throttle: SignInThrottle,
+    private readonly audit: AuditLog,
+    private readonly transaction: Transaction,
   ) {}
 
   async signIn(attempt: SignInAttempt, now: Date): Promise<StartedSession & { user: User }> {
-    const user = await this.checkPassword(attempt.email, attempt.password, attempt.ip, now);
-    if (user === undefined) throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
-    if (attempt.currentToken !== undefined) this.sessions.end(attempt.currentToken);
-    this.users.recordSignIn(user.id, now.toISOString());
-    return { ...this.sessions.start(user, attempt, now), user };
+    const { user, failure } = await this.#check(attempt.email, attempt.password, attempt.ip, now);
+    if (user === undefined || failure !== undefined) {
+      if (user !== undefined) {
+        const origin = originOfAttempt(user, attempt, null);
+        this.audit.record({ origin, action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason: failure } }, now);
+      }
+      throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
+    }
+    return this.transaction(() => {
+      if (attempt.currentToken !== undefined) this.sessions.end(attempt.currentToken);
+      this.users.recordSignIn(user.id, now.toISOString());
+      const started = this.sessions.start(user, attempt, now);
+      const origin = originOfAttempt(user, attempt, started.id);
+      this.audit.record({ origin, action: 'sign_in.succeeded', target: { type: 'user', id: user.id } }, now);
+      return { ...started, user };
+    });
   }
 
   /**
@@ -40,12 +67,29 @@ export class SignInService {
    * SignInThrottledError once the account or the address has used its attempts.
    */
   async checkPassword(email: string, password: string, ip: string, now: Date): Promise<User | undefined> {
+    const { user, failure } = await this.#check(email, password, ip, now);
+    return failure === undefined ? user : undefined;
+  }
+
+  async #check(email: string, password: string, ip: string, now: Date): Promise<PasswordCheck> {
     const decision = this.throttle.begin(email, ip, now.getTime());
     if (!decision.allowed) throw new SignInThrottledError(decision, now.getTime());
     const user = this.users.findForSignIn(email);
     const matches = await this.passwords.verify(user?.password_hash ?? null, password);
-    if (!matches || user?.status !== 'active') return undefined;
+    if (!matches) return { user, failure: 'wrong_password' };
+    if (user?.status !== 'active') return { user, failure: 'user_not_active' };
     this.throttle.succeeded(email, ip, now.getTime());
-    return user;
+    return { user };
   }
+}
+
+/** A sign-in acts as the user only once it succeeded, through the session it started. */
+function originOfAttempt(user: User, client: SessionClient, sessionId: string | null): AuditOrigin {
+  return {
+    orgId: user.org_id,
+    actor: sessionId === null ? null : { type: 'user', id: user.id },
+    credential: sessionId === null ? null : { type: 'session', id: sessionId },
+    ip: client.ip,
+    userAgent: client.userAgent,
+  };
 }

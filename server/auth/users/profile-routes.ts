@@ -1,3 +1,4 @@
+import { requestClient } from '../../http/request-client.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { errorResponses } from '../../openapi/error-responses.js';
 import { actingUser, personCredentials, type Principal } from '../principal.js';
@@ -41,7 +42,7 @@ export function profileRoutes(profile: ProfileService, sessions: SessionsService
       responses: { 200: { description: 'The profile', schema: currentUserRecord }, ...errorResponses },
       handler: async (ctx, { body, principal }) => {
         const userId = actingUser(principal)!.userId;
-        await profile.update(principal, userId, body, ctx.ip, now());
+        await profile.update(principal, userId, body, requestClient(ctx), now());
         ctx.set('Cache-Control', 'no-store');
         ctx.body = present(principal, userId);
       },

@@ -2,6 +2,7 @@ import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import { administration, administrationNote } from '../administration.js';
+import { requestOrigin } from '../audit/audit-origin.js';
 import { actingUser } from '../principal.js';
 import type { InvitationsService, SentLink } from './invitations-service.js';
 import { userRecord } from './profile-schema.js';
@@ -90,7 +91,7 @@ export function usersRoutes(users: UsersService, invitations: InvitationsService
         409: { description: '`last_owner`: the organization would have no active owner', schema: errorBody },
       },
       handler: (ctx, { params, body, principal }) => {
-        ctx.body = presentUser(users.update(actingUser(principal)!, principal.orgId, params.id, body, now()));
+        ctx.body = presentUser(users.update(actingUser(principal)!, requestOrigin(ctx, principal), params.id, body, now()));
       },
     }),
     defineRoute({
@@ -108,7 +109,7 @@ export function usersRoutes(users: UsersService, invitations: InvitationsService
         409: { description: '`last_owner`: the organization would have no active owner', schema: errorBody },
       },
       handler: (ctx, { params, principal }) => {
-        users.remove(actingUser(principal)!, principal.orgId, params.id);
+        users.remove(actingUser(principal)!, requestOrigin(ctx, principal), params.id, now());
         ctx.status = 204;
       },
     }),

@@ -1,6 +1,8 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { User, UsersRepository } from '../identity/users-repository.js';
 import type { OneTimeLinks } from '../one-time-links/one-time-links.js';
 import type { Role } from '../permissions.js';
@@ -15,8 +17,10 @@ export interface UserChange {
 }
 
 /**
- * What an administrator does to the users of their organization. A role change needs nothing more
- * here: a session reads the role at every request and gets a new id at the first request after the change.
+ * What an administrator (`origin`, in its organization) does to the users of their organization, each
+ * change audited in its transaction. A role change needs nothing more here: a session reads the role
+ * at every request and gets a new id at the first request after the change; a personal token acts
+ * with the role at request time.
  */
 export class UsersService {
   constructor(
@@ -24,6 +28,7 @@ export class UsersService {
     private readonly sessions: SessionsService,
     private readonly apiKeys: ApiKeysRepository,
     private readonly links: OneTimeLinks,
+    private readonly audit: AuditLog,
     private readonly transaction: Transaction,
   ) {}
 
@@ -38,40 +43,56 @@ export class UsersService {
   }
 
   /** Owners are changed only by owners, and the organization always keeps an active owner. */
-  update(actor: Administrator, orgId: string, userId: string, change: UserChange, now: Date): User {
+  update(actor: Administrator, origin: AuditOrigin, userId: string, change: UserChange, now: Date): User {
+    const { orgId } = origin;
     return this.transaction(() => {
       const user = this.get(orgId, userId);
       requireMayManage(actor, user);
       if (change.role !== undefined) requireMayGrant(actor, change.role);
       const leavesOwnership = (change.role !== undefined && change.role !== 'owner') || change.status === 'disabled';
       if (leavesOwnership) this.#keepAnOwner(user);
-      if (change.name !== undefined) this.users.setName(user.id, change.name);
-      if (change.role !== undefined) this.users.setRole(orgId, user.id, change.role);
-      if (change.status === 'disabled') this.disable(orgId, user.id, now);
+      if (change.name !== undefined && change.name !== user.name) {
+        this.users.setName(user.id, change.name);
+        this.audit.record({ origin, action: 'user.updated', target: { type: 'user', id: user.id }, details: { fields: ['name'] } }, now);
+      }
+      if (change.role !== undefined) this.changeRole(origin, user.id, change.role, now);
+      if (change.status === 'disabled' && user.status !== 'disabled') this.disable(origin, user.id, now);
       if (change.status === 'active' && user.status === 'disabled') {
         this.users.setStatus(orgId, user.id, user.password_hash === null ? 'invited' : 'active');
+        this.audit.record({ origin, action: 'user.updated', target: { type: 'user', id: user.id }, details: { fields: ['status'] } }, now);
       }
       return this.get(orgId, userId);
     });
   }
 
   /** Removes the user with their sessions, personal tokens and links. */
-  remove(actor: Administrator, orgId: string, userId: string): void {
+  remove(actor: Administrator, origin: AuditOrigin, userId: string, now: Date): void {
     this.transaction(() => {
-      const user = this.get(orgId, userId);
+      const user = this.get(origin.orgId, userId);
       requireMayManage(actor, user);
       this.#keepAnOwner(user);
-      this.users.delete(orgId, user.id);
+      this.users.delete(origin.orgId, user.id);
+      this.audit.record({ origin, action: 'user.deleted', target: { type: 'user', id: user.id } }, now);
     });
   }
 
   /** Disabling a user ends their sessions, revokes their personal tokens and cancels their links, in one transaction. */
-  disable(orgId: string, userId: string, now: Date): void {
+  disable(origin: AuditOrigin, userId: string, now: Date): void {
     this.transaction(() => {
-      if (!this.users.setStatus(orgId, userId, 'disabled')) throw new NotFoundError(`No user ${userId}`, 'id');
-      this.sessions.revokeOthers(userId, null);
+      if (!this.users.setStatus(origin.orgId, userId, 'disabled')) throw new NotFoundError(`No user ${userId}`, 'id');
+      this.audit.record({ origin, action: 'user.disabled', target: { type: 'user', id: userId } }, now);
+      this.sessions.revokeOthers(origin, userId, null, now);
       this.apiKeys.revokeOfUser(userId, now.toISOString());
       this.links.cancel(userId);
+    });
+  }
+
+  changeRole(origin: AuditOrigin, userId: string, role: Role, now: Date): void {
+    this.transaction(() => {
+      const user = this.get(origin.orgId, userId);
+      if (user.role === role) return;
+      this.users.setRole(origin.orgId, userId, role);
+      this.audit.record({ origin, action: 'user.role_changed', target: { type: 'user', id: userId }, details: { from: user.role, to: role } }, now);
     });
   }
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseAddressRange, TrustedProxies } from '../../../server/http/trusted-proxies.js';
+import { TrustedProxies } from '../../../server/http/trusted-proxies.js';
 import { startTestServer } from '../../helpers/test-server.js';
 
 t.test('X-Forwarded-For is walked right to left and believed only from trusted proxies', async (t) => {
@@ -23,15 +23,6 @@ t.test('X-Forwarded-For is walked right to left and believed only from trusted p
   t.equal(v6.clientAddress('2001:db8::1', '2001:db8::2, 2a00:1450::1'), '2a00:1450::1');
   t.equal(v6.openToAll, false);
   t.equal(new TrustedProxies(['0.0.0.0/0']).openToAll, true, 'a range covering every address is flagged');
-});
-
-t.test('ranges are addresses or CIDRs', async (t) => {
-  t.same(parseAddressRange('10.0.0.0/8'), { address: '10.0.0.0', prefix: 8, family: 'ipv4' });
-  t.same(parseAddressRange('::1'), { address: '::1', prefix: 128, family: 'ipv6' });
-  t.same(parseAddressRange('::ffff:192.168.0.0/112'), { address: '192.168.0.0', prefix: 16, family: 'ipv4' });
-  for (const bad of ['', 'proxy.example', '10.0.0.0/33', '10.0.0.0/', '10.0.0.0/8/8', '::/129', '10.0.0.0/-1', '10.0.0.0/08x']) {
-    t.equal(parseAddressRange(bad), undefined, JSON.stringify(bad));
-  }
 });
 
 t.test('the server counts unauthenticated calls per believed client address', async (t) => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
 import { createTenant, startTestServer } from '../../../helpers/test-server.js';
 import { createPasswordUser, signIn, testPassword } from '../../../helpers/sign-in.js';
 
@@ -98,7 +99,7 @@ t.test('invitation and password-reset links', async (t) => {
     await t.rejects(invitations.accept(newer, { name: 'Mallory', password: newPassword }, server.clock.now), linkRefused, 'a reset link is no invitation');
 
     // Carol is removed and someone else is invited under the same address: the first link must not let them in.
-    server.services.accounts.users.remove(ownerActor, tenant.orgId, invited.user.id);
+    server.services.accounts.users.remove(ownerActor, operatorOrigin(tenant.orgId), invited.user.id, server.clock.now);
     const reinvited = await invite('carol@example.test');
     await t.rejects(invitations.accept(invitationToken, { name: 'Mallory', password: newPassword }, server.clock.now), linkRefused, "the removed user's link");
     t.equal(statusOf(reinvited.user.id), 'invited');
@@ -112,7 +113,7 @@ t.test('invitation and password-reset links', async (t) => {
     t.throws(() => passwordResets.issue('nobody@example.test', server.clock.now), { name: 'NotFoundError' });
     const user = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     const token = tokenOf(passwordResets.issue(user.email, server.clock.now).url);
-    server.services.accounts.users.disable(tenant.orgId, user.userId, server.clock.now);
+    server.services.accounts.users.disable(operatorOrigin(tenant.orgId), user.userId, server.clock.now);
     await t.rejects(passwordResets.reset(token, newPassword, server.clock.now), linkRefused, 'disabling cancels a pending reset');
     t.equal(statusOf(invited.user.id), 'invited');
   });

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
 import { createServiceKey, createTenant, createUserKey, startTestServer, type TestServer } from '../../../helpers/test-server.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
 
@@ -13,7 +14,7 @@ t.test('browser sessions as API credentials', async (t) => {
   t.teardown(server.close);
   const tenant = createTenant(server.services, server.clock.now);
   const setIdle = (minutes: number) =>
-    server.services.accounts.organizationSettings.update(tenant.orgId, { session_idle_timeout_minutes: minutes }, '127.0.0.1');
+    server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { session_idle_timeout_minutes: minutes }, server.clock.now);
 
   await t.test('a session reads the API, and its cookie is HttpOnly, SameSite=Lax, Path=/, not Secure under http', async (t) => {
     const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
@@ -67,8 +68,8 @@ t.test('browser sessions as API credentials', async (t) => {
   await t.test('absolute expiry: busy sessions end at the maximum duration', async (t) => {
     const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     const session = await signIn(server, email);
-    server.services.accounts.organizationSettings.update(tenant.orgId, { session_max_duration_hours: 1 }, '127.0.0.1');
-    t.teardown(() => server.services.accounts.organizationSettings.update(tenant.orgId, { session_max_duration_hours: 168 }, '127.0.0.1'));
+    server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { session_max_duration_hours: 1 }, server.clock.now);
+    t.teardown(() => server.services.accounts.organizationSettings.update(operatorOrigin(tenant.orgId), { session_max_duration_hours: 168 }, server.clock.now));
     for (let step = 0; step < 5; step++) {
       advance(server, 11 * minute);
       t.equal((await server.request('GET', '/v1/user', { headers: session.headers() })).status, 200);
@@ -225,7 +226,7 @@ t.test('browser sessions as API credentials', async (t) => {
     const fresh = { cookie: `dbmon_session=${cookie?.[1]}`, 'x-csrf-token': session.csrfToken };
     t.equal((await server.request('GET', '/v1/sessions', { headers: fresh })).body.data[0].id, session.sessionId, 'the same session, listed by the same id');
 
-    server.services.accounts.users.disable(tenant.orgId, userId, server.clock.now);
+    server.services.accounts.users.disable(operatorOrigin(tenant.orgId), userId, server.clock.now);
     const disabled = await server.request('GET', '/v1/user', { headers: fresh });
     t.equal(disabled.status, 401);
     t.equal(server.db.prepare('SELECT count(*) FROM sessions WHERE user_id = ?').pluck().get(userId), 0, 'its sessions are gone');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
 import { AuthenticationError } from '../../../../server/errors.js';
 import { SignInThrottledError } from '../../../../server/auth/sessions/sign-in-service.js';
 import { createTenant, startTestServer } from '../../../helpers/test-server.js';
@@ -30,7 +31,7 @@ t.test('the sign-in service', async (t) => {
     t.equal((unknownEmail as AuthenticationError).code, 'invalid_credentials');
     const { userId } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     const disabledEmail = server.services.identity.listUsers(tenant.orgId).find((user) => user.id === userId)!.email;
-    server.services.accounts.users.disable(tenant.orgId, userId, server.clock.now);
+    server.services.accounts.users.disable(operatorOrigin(tenant.orgId), userId, server.clock.now);
     const disabled = await refusal(at('198.51.100.1', disabledEmail, testPassword));
     t.same((disabled as AuthenticationError).toBody(), (unknownEmail as AuthenticationError).toBody(), 'a disabled account with the right password says the same');
   });
