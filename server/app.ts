@@ -18,6 +18,7 @@ import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutes } from './http/route.js';
 import { TrustedProxies } from './http/trusted-proxies.js';
+import { underV1 } from './http/under-v1.js';
 import { unmatched } from './http/unmatched.js';
 import { metricsEndpointRoutes } from './metrics-endpoint/metrics-endpoint-routes.js';
 import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
@@ -29,6 +30,7 @@ import { optimizationsRoutes } from './optimizations/optimizations-routes.js';
 import { queriesRoutes } from './queries/queries-routes.js';
 import type { Services } from './services.js';
 import type { Db } from './storage/open-database.js';
+import { pages } from './ui/pages.js';
 import { webhooksRoutes } from './webhooks/webhooks-routes.js';
 
 export interface AppDependencies {
@@ -52,7 +54,8 @@ export function createApp(deps: AppDependencies): Koa {
   const { services, now } = deps;
   // Koa's own proxy mode would believe X-Forwarded-For from anyone; clientAddress() sets ctx.ip instead.
   const app = new Koa({ proxy: false });
-  const sessionCookie = new SessionCookie(deps.publicUrl ?? 'http://localhost');
+  const publicUrl = deps.publicUrl ?? 'http://localhost';
+  const sessionCookie = new SessionCookie(publicUrl);
   const routes = [
     ...healthRoutes(deps.db),
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
@@ -75,6 +78,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
+  app.use(pages({ accounts: services.accounts, sessionCookie, publicUrl, logger: deps.logger, now }));
   app.use(onlyUnderV1(authenticate(credentialResolvers(services.apiKeys, services.accounts, sessionCookie), now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
@@ -84,10 +88,6 @@ export function createApp(deps: AppDependencies): Koa {
   return app;
 }
 
-/** Case-blind on purpose: a /V1/... path is authenticated and counted, then answered 404 by the case-sensitive router. */
 function onlyUnderV1(middleware: Middleware): Middleware {
-  return (ctx, next) => {
-    const path = ctx.path.toLowerCase();
-    return path === '/v1' || path.startsWith('/v1/') ? middleware(ctx, next) : next();
-  };
+  return (ctx, next) => (underV1(ctx.path) ? middleware(ctx, next) : next());
 }
