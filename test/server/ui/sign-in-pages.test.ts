@@ -194,6 +194,9 @@ t.test('sign-in pages', async (t) => {
     const signedOutConfirm = await client.get('/logout');
     t.equal(signedOutConfirm.status, 303, 'nothing to sign out of');
     t.equal(signedOutConfirm.location, '/login');
+    const signedOutPost = await client.postForm('/logout', { csrf_token: formField(confirm.text, 'csrf_token')! });
+    t.equal(signedOutPost.status, 303, 'signing out twice just leads to the sign-in form');
+    t.equal(signedOutPost.location, '/login');
   });
 
   await t.test('throttling: the 11th failure in 15 minutes is a 429 page with the rate-limit headers', async (t) => {
@@ -233,6 +236,21 @@ t.test('sign-in pages', async (t) => {
     const tooLarge = await client.postForm('/login', { email: 'x'.repeat(70_000), password: 'y' });
     t.equal(tooLarge.status, 413);
     t.match(tooLarge.headers.get('content-type'), /^text\/html/);
+  });
+
+  await t.test('an unexpected failure is a 500 page with the request id, logged, without details', async (t) => {
+    server.clock.now = new Date(server.clock.now.getTime() + 16 * 60_000); // past the throttling above
+    const client = new PageClient(server.url);
+    t.equal((await submitLogin(client, { email, password: testPassword })).status, 303);
+    server.db.exec('ALTER TABLE sessions RENAME TO sessions_away');
+    t.teardown(() => server.db.exec('ALTER TABLE sessions_away RENAME TO sessions'));
+    const failed = await client.get('/');
+    t.equal(failed.status, 500);
+    t.match(failed.headers.get('content-type'), /^text\/html/);
+    const requestId = failed.headers.get('x-request-id')!;
+    t.match(failed.text, `Request id: ${requestId}`);
+    t.notMatch(failed.text, /sessions|SQLITE|at /, 'no SQL or stack');
+    t.ok(server.logLines.some((line) => line.includes('page failed') && line.includes(requestId)), 'logged with the request id');
   });
 });
 
