@@ -37,14 +37,11 @@ export function pages(deps: PagesDependencies): Middleware {
   const renderer = new PageRenderer(assets);
   const router = new Router({ sensitive: true, strict: true });
   const signedIn = authenticate([new SessionCookieResolver(deps.accounts.sessions, deps.sessionCookie, (ctx) => formField(ctx, 'csrf_token'))], deps.now);
-  const paths = new Set<string>();
-  for (const asset of assets.routes()) {
-    router.get(asset.path, asset.send);
-    paths.add(asset.path);
-  }
+  for (const asset of assets.routes()) router.get(asset.path, asset.send);
   signInPages(router, { ...deps, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
   homePages(router, deps.accounts, renderer, signedIn);
-  for (const path of ['/', '/login', '/logout']) paths.add(path);
+  // Exact paths, no parameters: a path is the pages' when one of their routes has it.
+  const paths = new Set(router.stack.map((layer) => String(layer.path)));
 
   const errors = htmlErrors(renderer, deps.logger);
   const noRoute = unmatched();
