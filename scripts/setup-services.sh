@@ -9,7 +9,9 @@
 #   MariaDB:    performance_schema = ON with the statement-digest consumers, the
 #               QUERY_RESPONSE_TIME plugin installed with query_response_time_stats = ON.
 #   Debian:     postgresql-<ver>-hypopg, prometheus (for promtool; its server is not run),
-#               systemd (for systemd-analyze), each installed only when missing.
+#               systemd (for systemd-analyze), chromium (the browser the page tests drive
+#               with playwright-core; no tool downloads a browser of its own), each
+#               installed only when missing.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -154,7 +156,7 @@ mariadb_ensure_running
 
 # === 2. Debian packages =============================================================
 HYPOPG_PKG=postgresql-$PG_VERSION-hypopg
-wanted_pkgs=("$HYPOPG_PKG" prometheus systemd)
+wanted_pkgs=("$HYPOPG_PKG" prometheus systemd chromium)
 missing_pkgs=()
 for pkg in "${wanted_pkgs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]; then
@@ -194,6 +196,9 @@ promtool_version=$(promtool --version 2>&1) || die "promtool --version failed: $
 log "promtool: ${promtool_version%%$'\n'*}"
 analyze_version=$(systemd-analyze --version 2>&1) || die "systemd-analyze --version failed: $analyze_version"
 log "systemd-analyze: ${analyze_version%%$'\n'*}"
+# The Debian launcher script warns on stderr about the machine's memory; the version is on stdout.
+chromium_version=$(chromium --version 2>/dev/null) || die "chromium --version failed (Debian package chromium)"
+log "chromium: ${chromium_version%%$'\n'*}"
 
 # === 3. PostgreSQL ==================================================================
 log "configuring PostgreSQL"

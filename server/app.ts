@@ -13,6 +13,7 @@ import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
 import { mountRoutes, type RouteDefinition } from './http/route.js';
 import { TrustedProxies } from './http/trusted-proxies.js';
+import { underV1 } from './http/under-v1.js';
 import { unmatched } from './http/unmatched.js';
 import { metricsEndpointRoutes } from './metrics-endpoint/metrics-endpoint-routes.js';
 import type { ServerMetrics } from './metrics-endpoint/server-metrics.js';
@@ -27,6 +28,8 @@ export interface AppDependencies {
   credentials: readonly CredentialResolver[];
   /** Every feature's API routes (compose-services.ts). */
   routes: readonly RouteDefinition[];
+  /** The browser pages (server/ui/pages.ts): they answer their own paths and pass every other request on. */
+  pages: Middleware;
   serverMetrics: ServerMetrics;
   rateLimiter: RateLimiter;
   now: () => Date;
@@ -55,6 +58,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
   app.use(errorHandler(deps.logger));
+  app.use(deps.pages);
   app.use(onlyUnderV1(authenticate(deps.credentials, now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
@@ -64,10 +68,6 @@ export function createApp(deps: AppDependencies): Koa {
   return app;
 }
 
-/** Case-blind on purpose: a /V1/... path is authenticated and counted, then answered 404 by the case-sensitive router. */
 function onlyUnderV1(middleware: Middleware): Middleware {
-  return (ctx, next) => {
-    const path = ctx.path.toLowerCase();
-    return path === '/v1' || path.startsWith('/v1/') ? middleware(ctx, next) : next();
-  };
+  return (ctx, next) => (underV1(ctx.path) ? middleware(ctx, next) : next());
 }

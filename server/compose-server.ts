@@ -4,6 +4,7 @@ import { composeServices, type CompositionOptions } from './compose-services.js'
 import { RateLimiter } from './http/rate-limiter.js';
 import { ServerMetrics } from './metrics-endpoint/server-metrics.js';
 import type { Db } from './storage/open-database.js';
+import { pages } from './ui/pages.js';
 
 /** The features' options and the app's settings (server.body_limit_bytes, metrics.token, server.trusted_proxies). */
 export interface ServerOptions
@@ -19,13 +20,21 @@ export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' |
  * dispatcher, the embedded agent). main.ts and the test server both start from here.
  */
 export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions) {
-  const { services, catalog, credentials, scrapeSources, routes, backgroundJobs, webhookDispatcher } = composeServices(db, secretKey, options);
+  const { services, catalog, credentials, pageSessions, scrapeSources, routes, backgroundJobs, webhookDispatcher } = composeServices(db, secretKey, options);
   const { logger, now } = options;
   const serverMetrics = new ServerMetrics({ ...scrapeSources, now }, catalog);
   const app = createApp({
     db,
     logger,
     credentials,
+    pages: pages({
+      accounts: services.accounts,
+      sessionCookie: pageSessions.cookie,
+      credentials: pageSessions.credentials,
+      publicUrl: options.publicUrl ?? 'http://localhost',
+      logger,
+      now,
+    }),
     routes: routes(serverMetrics, now),
     serverMetrics,
     metricsToken: options.metricsToken,

@@ -141,6 +141,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     },
     /** What authenticates every /v1 request. */
     credentials: accounts.credentials,
+    /** What the browser pages need of the accounts feature: their cookie and credential. */
+    pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
     backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention],
     /** A webhook dispatcher over the outbox (not started). */

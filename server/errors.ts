@@ -72,6 +72,9 @@ export class NotFoundError extends ApiError {
   }
 }
 
+/** No route has this method and path (as opposed to a route's resource that does not exist). */
+export class NoRouteError extends NotFoundError {}
+
 export class ConflictError extends ApiError {
   constructor(code: string, message: string, param?: string) {
     super(409, 'conflict', message, code, param);

@@ -8,7 +8,7 @@ import type { AuditLog } from './audit/audit-log.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
-import { SessionCookieResolver } from './credentials/session-cookie-resolver.js';
+import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
 import { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
@@ -87,5 +87,11 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),
     ],
+    /** The pages' session cookie, and their one credential: that cookie, with the CSRF token from `csrfToken` (a form field). */
+    cookie,
+    pageCredentials: (csrfToken: CsrfTokenSource): CredentialResolver[] => [new AllowlistedResolver(new SessionCookieResolver(sessions, cookie, csrfToken), network)],
   };
 }
+
+/** The account services (sessions, sign-in, profile, users, settings, links, network access). */
+export type Accounts = ReturnType<typeof createAccounts>['accounts'];

@@ -3,6 +3,7 @@ import { RateLimitError } from '../errors.js';
 import { actorId, type Principal } from '../auth/principal.js';
 import type { AuthResult } from './authenticate.js';
 import { rateLimitAddress } from './rate-limit-address.js';
+import { sendRateLimitHeaders } from './rate-limit-headers.js';
 import { hourlyLimit, planHourlyLimits, type RateLimiter } from './rate-limiter.js';
 
 /**
@@ -27,13 +28,8 @@ export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
       principal === undefined
         ? limiter.takeForAddress(`${family}:${rateLimitAddress(ctx.ip)}`, planHourlyLimits.free, nowMs)
         : limiter.takeForPrincipal(`${family}:${actorId(principal.actor)}`, principalLimit(principal, family), nowMs);
-    ctx.set('X-RateLimit-Limit', String(decision.limit));
-    ctx.set('X-RateLimit-Remaining', String(decision.remaining));
-    ctx.set('X-RateLimit-Reset', String(decision.resetAt));
-    if (!decision.allowed) {
-      ctx.set('Retry-After', String(Math.max(0, decision.resetAt - Math.floor(nowMs / 1000))));
-      throw new RateLimitError(decision.resetAt, Math.floor(nowMs / 1000));
-    }
+    sendRateLimitHeaders(ctx, decision, nowMs);
+    if (!decision.allowed) throw new RateLimitError(decision.resetAt, Math.floor(nowMs / 1000));
     await next();
   };
 }

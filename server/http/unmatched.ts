@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { MethodNotAllowedError, NotFoundError } from '../errors.js';
+import { MethodNotAllowedError, NoRouteError } from '../errors.js';
 
 /** The router answers unknown paths and methods with bare statuses; give them the contract's error body. */
 export function unmatched(): Middleware {
@@ -9,6 +9,6 @@ export function unmatched(): Middleware {
     if (ctx.status === 405 || ctx.status === 501) {
       throw new MethodNotAllowedError(ctx.response.get('Allow').split(/,\s*/).filter(Boolean));
     }
-    if (ctx.status === 404) throw new NotFoundError(`No route ${ctx.method} ${ctx.path}`);
+    if (ctx.status === 404) throw new NoRouteError(`No route ${ctx.method} ${ctx.path}`);
   };
 }

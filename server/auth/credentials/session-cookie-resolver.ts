@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import { sameSecret } from '../../crypto/same-secret.js';
 import { AuthenticationError, PermissionError } from '../../errors.js';
 import type { SessionCookie } from '../sessions/session-cookie.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -7,14 +7,22 @@ import type { AuthResult, CredentialResolver } from './credential-resolver.js';
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Where a request presents the session's CSRF token. */
+export type CsrfTokenSource = (ctx: Context) => string;
+
+/** The API's place: the `X-CSRF-Token` header. */
+export const csrfHeader: CsrfTokenSource = (ctx) => ctx.get('X-CSRF-Token');
+
 /**
  * The browser session cookie. A browser sends it with requests other sites make too, so every
- * unsafe method must also carry the session's token in `X-CSRF-Token`, which another site cannot read.
+ * unsafe method must also carry the session's token (in `X-CSRF-Token` for the API, in a form
+ * field for the pages), which another site cannot read.
  */
 export class SessionCookieResolver implements CredentialResolver {
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookie: SessionCookie,
+    private readonly presentedCsrfToken: CsrfTokenSource = csrfHeader,
   ) {}
 
   resolve(ctx: Context, now: Date): AuthResult | undefined {
@@ -28,7 +36,7 @@ export class SessionCookieResolver implements CredentialResolver {
       ctx.append('Set-Cookie', this.cookie.clear());
       return { error };
     }
-    if (!safeMethods.has(ctx.method) && !sameSecret(ctx.get('X-CSRF-Token'), session.csrfToken)) {
+    if (!safeMethods.has(ctx.method) && !sameSecret(this.presentedCsrfToken(ctx), session.csrfToken)) {
       return {
         error: new PermissionError(
           'A session request that changes anything needs the X-CSRF-Token header with the csrf_token of GET /v1/user',
@@ -39,10 +47,4 @@ export class SessionCookieResolver implements CredentialResolver {
     if (session.renewedToken !== undefined) ctx.append('Set-Cookie', this.cookie.issue(session.renewedToken));
     return { principal: session.principal };
   }
-}
-
-/** Constant-time whatever the lengths: both sides are hashed to 32 bytes first. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return given !== '' && timingSafeEqual(digest(given), digest(expected));
 }

@@ -1,0 +1,16 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Accounts } from '../auth/create-accounts.js';
+import { HomePage } from './home-page.js';
+import type { PageRenderer } from './page-renderer.js';
+import { viewerOf } from './page-viewer.js';
+import { seeOther } from './see-other.js';
+
+/** `/`: the signed-in start page; signed out, the way to sign in and back. */
+export function homePages(router: Router, accounts: Accounts, renderer: PageRenderer, signedIn: Middleware): void {
+  router.get('/', signedIn, (ctx) => {
+    const viewer = viewerOf(ctx, accounts);
+    if (viewer === undefined) return seeOther(ctx, `/login?${new URLSearchParams({ next: ctx.url })}`);
+    renderer.send(ctx, { title: 'Home', viewer }, <HomePage viewer={viewer} />);
+  });
+}

@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from 'pino';
+import type { Accounts } from '../auth/create-accounts.js';
+import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
+import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
+import type { SessionCookie } from '../auth/sessions/session-cookie.js';
+import { NoRouteError } from '../errors.js';
+import { authenticate } from '../http/authenticate.js';
+import { underV1 } from '../http/under-v1.js';
+import { unmatched } from '../http/unmatched.js';
+import { formBody, formField } from './form-body.js';
+import { homePages } from './home-pages.js';
+import { htmlErrors, sendErrorPage } from './html-errors.js';
+import { LoginCsrf } from './login-csrf.js';
+import { setPageSecurityHeaders } from './page-security-headers.js';
+import { PageRenderer } from './page-renderer.js';
+import { signInPages } from './sign-in-pages.js';
+import { StaticAssets } from './static-assets.js';
+
+export interface PagesDependencies {
+  accounts: Accounts;
+  sessionCookie: SessionCookie;
+  /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
+  credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
+  /** `server.public_url`: https makes the pages' cookies Secure and `__Host-` prefixed, and sends HSTS. */
+  publicUrl: string;
+  logger: Logger;
+  now: () => Date;
+}
+
+/**
+ * The browser-facing router beside `/v1`: its paths answer HTML (errors too), take form bodies and
+ * know only the session cookie, with the CSRF token in a form field. Any other path goes on to the
+ * API; one no route knows is a 404 page for a browser (the API's JSON for anyone else, and under /v1 always).
+ */
+export function pages(deps: PagesDependencies): Middleware {
+  const https = new URL(deps.publicUrl).protocol === 'https:';
+  const assets = new StaticAssets();
+  const renderer = new PageRenderer(assets);
+  const router = new Router({ sensitive: true, strict: true });
+  const signedIn = authenticate(deps.credentials((ctx) => formField(ctx, 'csrf_token')), deps.now);
+  for (const asset of assets.routes()) router.get(asset.path, asset.send);
+  signInPages(router, { ...deps, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
+  homePages(router, deps.accounts, renderer, signedIn);
+  // Exact paths, no parameters: a path is the pages' when one of their routes has it.
+  const paths = new Set(router.stack.map((layer) => String(layer.path)));
+
+  const errors = htmlErrors(renderer, deps.logger);
+  const noRoute = unmatched();
+  const form = formBody();
+  const routes = router.routes() as Middleware;
+  const methods = router.allowedMethods() as Middleware;
+  const end: Next = async () => {};
+  return async (ctx: Context, next: Next) => {
+    if (!paths.has(ctx.path)) return browserNotFound(ctx, next);
+    setPageSecurityHeaders(ctx, https);
+    // A page request ends here: the API's middleware after this one never sees it.
+    await errors(ctx, () => noRoute(ctx, () => form(ctx, () => routes(ctx, () => methods(ctx, end)))));
+  };
+
+  async function browserNotFound(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof NoRouteError) || underV1(ctx.path) || ctx.accepts('json', 'html') !== 'html') throw error;
+      setPageSecurityHeaders(ctx, https);
+      sendErrorPage(ctx, renderer, deps.logger, error);
+    }
+  }
+}

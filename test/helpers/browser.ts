@@ -1,0 +1,99 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Test } from 'tap';
+
+/** Debian's chromium (scripts/setup-services.sh installs it); no tool downloads a browser of its own. */
+const executablePath = '/usr/bin/chromium';
+/** Under tap's output directory (git-ignored), one folder per test file. */
+const screenshotRoot = fileURLToPath(new URL('../../.tap/screenshots/', import.meta.url));
+
+
+export interface PageOptions {
+  /** Console errors the test provokes on purpose (a CSP refusal); any other fails the test. */
+  expectedConsoleErrors?: RegExp[];
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Saves a screenshot of the page as it is now and checks it with axe: any accessibility violation fails the test. */
+  audit: (label: string) => Promise<void>;
+}
+
+/**
+ * One headless chromium per test file, with a fresh profile. Each `withPage` starts with no cookies,
+ * records console errors and every request that leaves the server's origin (refused, never sent),
+ * and ends with a screenshot and an accessibility check of the last page.
+ */
+export class BrowserUnderTest {
+  private constructor(
+    private readonly context: BrowserContext,
+    private readonly userDataDir: string,
+    private readonly origin: string,
+    private readonly screenshotDir: string,
+  ) {}
+
+  static async launch(origin: string, testFileUrl: string): Promise<BrowserUnderTest> {
+    if (!existsSync(executablePath)) throw new Error(`${executablePath} is missing: run scripts/setup-services.sh (it installs Debian's chromium)`);
+    const userDataDir = mkdtempSync(join(tmpdir(), 'dbmon-chromium-'));
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-background-networking'],
+    });
+    const screenshotDir = join(screenshotRoot, basename(fileURLToPath(testFileUrl)).replace(/\.test\.ts$/, ''));
+    mkdirSync(screenshotDir, { recursive: true });
+    return new BrowserUnderTest(context, userDataDir, new URL(origin).origin, screenshotDir);
+  }
+
+  async withPage(t: Test, body: (watched: WatchedPage) => Promise<void>, options: PageOptions = {}): Promise<void> {
+    await this.context.clearCookies();
+    const page = await this.context.newPage();
+    const consoleErrors: string[] = [];
+    const offOrigin: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !options.expectedConsoleErrors?.some((expected) => expected.test(message.text()))) consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).origin === this.origin) return route.continue();
+      offOrigin.push(url);
+      return route.abort('blockedbyclient');
+    });
+    const screenshot = (label: string) => page.screenshot({ path: join(this.screenshotDir, `${slug(t.name)}-${slug(label)}.png`), fullPage: true });
+    const audit = async (label: string) => {
+      await screenshot(label);
+      const { violations } = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
+      t.same(
+        violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`),
+        [],
+        `no accessibility violations on ${label} (${page.url()})`,
+      );
+    };
+    let finished = false;
+    try {
+      await body({ page, audit });
+      finished = true;
+      await audit('end');
+    } finally {
+      // A failing test leaves its screenshot too: it is the first thing to look at.
+      if (!finished) await screenshot('failed').catch(() => undefined);
+      await page.close();
+    }
+    t.same(consoleErrors, [], 'no console errors');
+    t.same(offOrigin, [], 'no request left the origin');
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+    rmSync(this.userDataDir, { recursive: true, force: true });
+  }
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+}
