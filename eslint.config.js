@@ -1,6 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const crossFeatureRepository = {
+  regex: '^\\.\\./.*-repository\\.js$',
+  message: "Another feature's repository: declare a port for what you need and have compose-services.ts wire it.",
+};
+const subFeatureRepository = {
+  regex: '^\\./.+/.*-repository\\.js$',
+  message: "A sub-feature's repository: only its composition (create-*.ts) builds it.",
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', '.tap/', 'node_modules/', 'data/'] },
   js.configs.recommended,
@@ -11,8 +20,24 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // A feature's repository is its own: other features reach it through a port they declare, wired in
+  // compose-services.ts. Only a sub-feature's composition (a create-*.ts one folder up) builds it.
+  {
+    files: ['server/**/*.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [crossFeatureRepository, subFeatureRepository] }] },
+  },
+  {
+    files: ['server/**/create-*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [crossFeatureRepository] }] },
+  },
   {
     files: ['**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  // CommonJS where a tool loads modules with require() (ts-node's transpiler).
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', exports: 'writable', __dirname: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

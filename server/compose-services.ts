@@ -98,7 +98,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     transaction,
     startedAt: options.startedAt,
   });
-  const { identity } = createIdentity({
+  const { identity, users, organizations } = createIdentity({
     db,
     organizationCreated: (organization, now) => alerts.alertRules.createStockRules(organization.id, now),
     transaction,
@@ -108,9 +108,12 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   const accounts = createAccounts({
     db,
     identity,
+    users,
+    organizations,
     audit: audit.audit,
     generations,
     apiKeys: apiKeys.apiKeys,
+    personalKeys: apiKeys.records,
     publicUrl: options.publicUrl ?? 'http://localhost',
     mailer: options.mailer,
     transaction,

@@ -2,7 +2,6 @@ import { GenerationCache, type TableGenerations } from '../storage/generation-ca
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { Mailer } from '../mail/mailer.js';
-import { ApiKeysRepository } from './api-keys/api-keys-repository.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
@@ -10,38 +9,41 @@ import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
-import { OrganizationsRepository } from './identity/organizations-repository.js';
-import { UsersRepository } from './identity/users-repository.js';
-import { OneTimeLinks } from './one-time-links/one-time-links.js';
+import { OneTimeLinks, type LinkHolders } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
 import type { IpAllowlist } from './organizations/ip-allowlist.js';
-import { NetworkAccess } from './organizations/network-access.js';
+import { NetworkAccess, type AllowlistSettings } from './organizations/network-access.js';
 import { organizationRoutes } from './organizations/organization-routes.js';
-import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
+import { OrganizationSettingsService, type SettingsOrganizations } from './organizations/organization-settings-service.js';
 import { RefusalSampler } from './organizations/refusal-sampler.js';
-import { PasswordResetsService } from './password-resets/password-resets-service.js';
+import { PasswordResetsService, type ResetUsers } from './password-resets/password-resets-service.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
 import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
-import { SignInService } from './sessions/sign-in-service.js';
+import { SignInService, type SignInUsers } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
-import { InvitationsService } from './users/invitations-service.js';
+import { InvitationsService, type InvitedUsers, type InvitingOrganizations } from './users/invitations-service.js';
 import { profileRoutes } from './users/profile-routes.js';
-import { ProfileService } from './users/profile-service.js';
+import { ProfileService, type ProfileUsers } from './users/profile-service.js';
 import { usersRoutes } from './users/users-routes.js';
-import { UsersService } from './users/users-service.js';
+import { UsersService, type ManagedUsers, type PersonalKeys } from './users/users-service.js';
 
 export interface AccountsDependencies {
   db: Db;
   identity: IdentityService;
+  /** The identity feature's records of users and organizations. */
+  users: SignInUsers & ProfileUsers & ManagedUsers & InvitedUsers & LinkHolders & ResetUsers;
+  organizations: SettingsOrganizations & AllowlistSettings & InvitingOrganizations;
   /** Every account change and sign-in is recorded in the transaction of the change. */
   audit: AuditLog;
   /** Change counters of the credential tables: the organizations' parsed allowlists are kept until one changes. */
   generations: TableGenerations;
   /** The API key feature: the first credential /v1 looks for. */
   apiKeys: ApiKeysService;
+  /** The API key feature's records: a disabled user's personal tokens go with them. */
+  personalKeys: PersonalKeys;
   /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
@@ -50,16 +52,14 @@ export interface AccountsDependencies {
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
-  const users = new UsersRepository(db);
-  const organizations = new OrganizationsRepository(db);
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
   const profile = new ProfileService(users, sessions, signIn, audit, transaction);
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
-  const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, audit, transaction);
+  const organizationUsers = new UsersService(users, sessions, personalKeys, links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
   const cookie = new SessionCookie(publicUrl);
   return {

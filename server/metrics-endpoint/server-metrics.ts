@@ -4,7 +4,7 @@ import type { JobObserver } from '../jobs/job-scheduler.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
-import type { LatestSnapshotRow, SampleRow } from '../metrics/samples-repository.js';
+import type { LatestSnapshotRow, SampleRow } from '../metrics/sample-row.js';
 
 export interface ScrapeSources {
   databases: () => DatabaseRow[];

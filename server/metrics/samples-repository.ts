@@ -1,27 +1,11 @@
 import type Database from 'better-sqlite3';
-import { rollupResolutions, type MetricCatalog, type MetricColumns, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
+import { rollupResolutions, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
+import type { LatestSnapshotRow, SampleRow } from './sample-row.js';
 import { rollupColumns } from './rollup-job.js';
-
-/** A stored sample: one column per catalog metric (the real catalog's typed; a fixture's reached by name). */
-export type SampleRow = MetricColumns & {
-  database_id: string;
-  ts: number;
-  reachable: number;
-  latency_source: string | null;
-};
 
 /** A sample as inserted: database, timestamp, reachability, the catalog's metrics in catalog order, latency source. */
 export type SampleValues = (string | number | null)[];
-
-export interface LatestSnapshotRow {
-  database_id: string;
-  ts: number;
-  reachable: number;
-  error: string | null;
-  counters: string;
-  collectors: string;
-}
 
 /** Over a range: the number of samples, the latency source, and each rate and latency of the catalog by column. */
 export interface RangeRates {

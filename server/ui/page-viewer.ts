@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
-import type { Organization } from '../auth/identity/organizations-repository.js';
-import type { User } from '../auth/identity/users-repository.js';
+import type { Organization } from '../auth/identity/organization.js';
+import type { User } from '../auth/identity/user.js';
 import type { Principal } from '../auth/principal.js';
 
 /** The signed-in person a page is shown to. */

@@ -1,5 +1,8 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { composeServices } from '../../server/compose-services.js';
-import { openStateDir } from '../../server/state-dir.js';
+import { databaseFileName, openStateDir } from '../../server/state-dir.js';
 import { migrate } from '../../server/storage/migrate.js';
 import { databaseCreateBody } from '../../server/databases/databases-schema.js';
 import type { Db } from '../../server/storage/open-database.js';
@@ -43,11 +46,23 @@ async function jobValue(server: ServerProcess, series: string): Promise<number> 
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
-/** Kills the server with SIGKILL `afterMs` after a pass of the job was seen under way. */
-export async function killDuringPass(server: ServerProcess, job: string, afterMs: number): Promise<void> {
-  await waitUntil(`a ${job} pass under way`, async () => (await jobValue(server, `dbmon_job_lag_seconds{job="${job}"}`)) > 0, 20_000);
-  await new Promise((resolve) => setTimeout(resolve, afterMs));
-  server.child.kill('SIGKILL');
+/**
+ * Kills the server with SIGKILL as soon as its work has got as far as `progress` says, read from its
+ * state database beside it (WAL lets a reader look while the server writes): a pass is cut where
+ * the test wants it, whatever the machine's speed, without waiting on a guessed delay.
+ */
+export async function killOnProgress(server: ServerProcess, stateDir: string, what: string, progress: (db: Db) => boolean): Promise<void> {
+  const reader = new Database(join(stateDir, databaseFileName), { readonly: true });
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!progress(reader)) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(2);
+    }
+    server.child.kill('SIGKILL');
+  } finally {
+    reader.close();
+  }
   await server.exited;
 }
 

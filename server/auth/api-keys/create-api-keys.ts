@@ -17,15 +17,16 @@ export interface ApiKeysDependencies {
   maxLivePerOrganization?: number | undefined;
 }
 
-/** API keys: their management and the lookup behind every authenticated request. */
+/** API keys: their management and the lookup behind every authenticated request; their records for the ports of the account features. */
 export function createApiKeys({ db, identity, generations, audit, transaction, maxLivePerOrganization }: ApiKeysDependencies) {
+  const records = new ApiKeysRepository(db);
   const apiKeys = new ApiKeysService(
-    new ApiKeysRepository(db),
+    records,
     identity,
     audit,
     transaction,
     new GenerationCache(generations, 'credentials'),
     maxLivePerOrganization,
   );
-  return { apiKeys, routes: (now: () => Date) => apiKeysRoutes(apiKeys, now) };
+  return { apiKeys, records, routes: (now: () => Date) => apiKeysRoutes(apiKeys, now) };
 }

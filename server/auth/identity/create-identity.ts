@@ -1,6 +1,7 @@
 import type { Db, Transaction } from '../../storage/open-database.js';
 import { IdentityService } from './identity-service.js';
-import { OrganizationsRepository, type Organization } from './organizations-repository.js';
+import type { Organization } from './organization.js';
+import { OrganizationsRepository } from './organizations-repository.js';
 import { ServiceAccountsRepository } from './service-accounts-repository.js';
 import { UsersRepository } from './users-repository.js';
 
@@ -11,9 +12,16 @@ export interface IdentityDependencies {
   transaction: Transaction;
 }
 
-/** Organizations, users and service accounts. */
+/**
+ * Organizations, users and service accounts. Besides its service it offers the records of users and
+ * organizations for the ports the account features declare; they never import them.
+ */
 export function createIdentity({ db, organizationCreated, transaction }: IdentityDependencies) {
+  const organizations = new OrganizationsRepository(db);
+  const users = new UsersRepository(db);
   return {
-    identity: new IdentityService(new OrganizationsRepository(db), new UsersRepository(db), new ServiceAccountsRepository(db), organizationCreated, transaction),
+    identity: new IdentityService(organizations, users, new ServiceAccountsRepository(db), organizationCreated, transaction),
+    users,
+    organizations,
   };
 }

@@ -1,10 +1,12 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { newId } from '../../crypto/new-id.js';
 import type { Access, Role } from '../permissions.js';
-import type { Organization, OrganizationsRepository } from './organizations-repository.js';
+import type { Organization } from './organization.js';
+import type { OrganizationsRepository } from './organizations-repository.js';
 import type { Plan } from './plans.js';
 import type { ServiceAccount, ServiceAccountsRepository } from './service-accounts-repository.js';
-import type { User, UserStatus, UsersRepository } from './users-repository.js';
+import type { User, UserStatus } from './user.js';
+import type { UsersRepository } from './users-repository.js';
 import type { Transaction } from '../../storage/open-database.js';
 
 export interface NewOrganization {

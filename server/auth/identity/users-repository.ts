@@ -1,20 +1,6 @@
 import type { Db } from '../../storage/open-database.js';
 import type { Role } from '../permissions.js';
-
-export const userStatuses = ['invited', 'active', 'disabled'] as const;
-export type UserStatus = (typeof userStatuses)[number];
-
-export interface User {
-  id: string;
-  org_id: string;
-  email: string;
-  name: string;
-  role: Role;
-  password_hash: string | null;
-  created_at: string;
-  status: UserStatus;
-  last_sign_in_at: string | null;
-}
+import type { User, UserStatus } from './user.js';
 
 export class UsersRepository {
   readonly #insert;

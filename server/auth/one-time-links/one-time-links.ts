@@ -2,7 +2,7 @@ import { isSecretToken, newSecretToken } from '../../crypto/secret-token.js';
 import { NotFoundError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import { hashToken } from '../api-keys/api-key-token.js';
-import type { User, UserStatus, UsersRepository } from '../identity/users-repository.js';
+import type { User, UserStatus } from '../identity/user.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import { checkNewPassword } from '../passwords/password-policy.js';
 import type { LinkPurpose, OneTimeLinksRepository } from './one-time-links-repository.js';
@@ -15,6 +15,12 @@ const linkPaths: Record<LinkPurpose, string> = { invitation: '/invitations/', pa
 
 /** Whom a link is for: an invitation for a user still invited, a reset for an active one. */
 const holderStatus: Record<LinkPurpose, UserStatus> = { invitation: 'invited', password_reset: 'active' };
+
+/** The identity feature's users: a link names one without its organization, and may set their password. */
+export interface LinkHolders {
+  findByIdInAnyOrganization(id: string): User | undefined;
+  setPasswordHash(id: string, hash: string): void;
+}
 
 /** A link just made: the URL (its token shown this once) and when it stops working. */
 export interface IssuedLink {
@@ -34,7 +40,7 @@ function linkNotValid(): NotFoundError {
 export class OneTimeLinks {
   constructor(
     private readonly links: OneTimeLinksRepository,
-    private readonly users: UsersRepository,
+    private readonly users: LinkHolders,
     /** `server.public_url`: the origin of every link. */
     private readonly publicUrl: string,
     private readonly transaction: Transaction,

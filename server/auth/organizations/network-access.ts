@@ -3,10 +3,15 @@ import type { RequestClient } from '../../http/request-client.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { originOf } from '../audit/audit-origin.js';
-import type { OrganizationsRepository } from '../identity/organizations-repository.js';
+import type { OrganizationSettingsRow } from '../identity/organization.js';
 import { actorId, type Principal } from '../principal.js';
 import { IpAllowlist } from './ip-allowlist.js';
 import type { RefusalSampler } from './refusal-sampler.js';
+
+/** The identity feature's organizations, whose settings hold the allowlist. */
+export interface AllowlistSettings {
+  settings(orgId: string): OrganizationSettingsRow | undefined;
+}
 
 /**
  * The organizations' IP allowlists applied to every credential (keys, sessions, agents). Only an
@@ -14,7 +19,7 @@ import type { RefusalSampler } from './refusal-sampler.js';
  */
 export class NetworkAccess {
   constructor(
-    private readonly organizations: OrganizationsRepository,
+    private readonly organizations: AllowlistSettings,
     /** Parsed lists by organization, dropped whenever an organization row changes (a save, from any connection). */
     private readonly allowlists: GenerationCache<IpAllowlist>,
     private readonly audit: AuditLog,

@@ -1,7 +1,7 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import { requestOrigin } from '../audit/audit-origin.js';
-import type { Organization } from '../identity/organizations-repository.js';
+import type { Organization } from '../identity/organization.js';
 import { administration, administrationNote } from '../administration.js';
 import { organizationChangeBody, organizationRecord, organizationSettingsChangeBody, organizationSettingsRecord } from './organization-schema.js';
 import type { OrganizationSettingsService } from './organization-settings-service.js';

@@ -2,16 +2,25 @@ import { ConflictError, NotFoundError, PermissionError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
-import type { Organization, OrganizationSettingsRow, OrganizationsRepository } from '../identity/organizations-repository.js';
+import type { Organization, OrganizationSettingsRow } from '../identity/organization.js';
 import { slugify } from '../identity/identity-service.js';
 import type { SessionLimits } from '../sessions/sessions-service.js';
 import { IpAllowlist } from './ip-allowlist.js';
 import type { OrganizationSettings, OrganizationSettingsChange } from './organization-schema.js';
 
+/** The identity feature's organizations, as their owners and admins change them. */
+export interface SettingsOrganizations {
+  findById(id: string): Organization | undefined;
+  /** Throws SQLITE_CONSTRAINT_UNIQUE when another organization has the name or the slug. */
+  rename(id: string, name: string, slug: string): void;
+  settings(id: string): OrganizationSettingsRow | undefined;
+  updateSettings(id: string, settings: OrganizationSettingsRow): void;
+}
+
 /** The organization's name and slug, and the settings its owners and admins control; every change audited with its values before and after. */
 export class OrganizationSettingsService {
   constructor(
-    private readonly organizations: OrganizationsRepository,
+    private readonly organizations: SettingsOrganizations,
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,
   ) {}

@@ -1,15 +1,20 @@
 import { NotFoundError } from '../../errors.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { Mailer } from '../../mail/mailer.js';
-import type { User, UsersRepository } from '../identity/users-repository.js';
+import type { User } from '../identity/user.js';
 import { passwordResetMessage } from '../one-time-links/link-messages.js';
 import type { IssuedLink, OneTimeLinks } from '../one-time-links/one-time-links.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
 
+/** The identity feature's users, found by the email a reset is asked for. */
+export interface ResetUsers {
+  findForSignIn(email: string): User | undefined;
+}
+
 /** Forgotten passwords: a one-time link (1 hour) to the account's email, or printed by the operator CLI. */
 export class PasswordResetsService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: ResetUsers,
     private readonly links: OneTimeLinks,
     private readonly sessions: SessionsService,
     /** Absent without `email.smtp_url`: only the operator CLI gives out links then. */

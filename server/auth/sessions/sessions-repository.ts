@@ -1,7 +1,7 @@
 import type { Db } from '../../storage/open-database.js';
 import type { Plan } from '../identity/plans.js';
 import type { Role } from '../permissions.js';
-import type { UserStatus } from '../identity/users-repository.js';
+import type { UserStatus } from '../identity/user.js';
 
 export interface SessionRow {
   id: string;

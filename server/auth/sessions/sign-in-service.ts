@@ -2,7 +2,7 @@ import { AuthenticationError, RateLimitError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
-import type { User, UsersRepository } from '../identity/users-repository.js';
+import type { User } from '../identity/user.js';
 import type { PasswordVerifier } from '../passwords/password-hash.js';
 import type { SessionClient, SessionsService, StartedSession } from './sessions-service.js';
 import type { SignInThrottle, ThrottleDecision } from './sign-in-throttle.js';
@@ -21,6 +21,13 @@ export class SignInThrottledError extends RateLimitError {
   }
 }
 
+/** The identity feature's users, as they sign in. */
+export interface SignInUsers {
+  /** Emails are unique across organizations: an email alone names the account. */
+  findForSignIn(email: string): User | undefined;
+  recordSignIn(id: string, at: string): void;
+}
+
 interface PasswordCheck {
   /** The account the email names, whether or not the password is right. */
   user: User | undefined;
@@ -35,7 +42,7 @@ interface PasswordCheck {
  */
 export class SignInService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: SignInUsers,
     private readonly sessions: SessionsService,
     private readonly passwords: PasswordVerifier,
     private readonly throttle: SignInThrottle,

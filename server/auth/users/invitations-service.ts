@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { IdentityService } from '../identity/identity-service.js';
-import type { OrganizationsRepository } from '../identity/organizations-repository.js';
-import type { User, UsersRepository } from '../identity/users-repository.js';
+import type { Organization } from '../identity/organization.js';
+import type { User, UserStatus } from '../identity/user.js';
 import { invitationMessage } from '../one-time-links/link-messages.js';
 import type { IssuedLink, OneTimeLinks } from '../one-time-links/one-time-links.js';
 import type { Role } from '../permissions.js';
@@ -25,12 +25,24 @@ export interface Acceptance {
   password: string;
 }
 
+/** The identity feature's users, as an invitation is accepted. */
+export interface InvitedUsers {
+  findById(orgId: string, id: string): User | undefined;
+  setName(id: string, name: string): void;
+  setStatus(orgId: string, id: string, status: UserStatus): boolean;
+}
+
+/** The identity feature's organizations: an invitation names the one it is to. */
+export interface InvitingOrganizations {
+  findById(id: string): Organization | undefined;
+}
+
 /** New users: an invited account and a one-time link (7 days) with which the invitee sets a name and password. */
 export class InvitationsService {
   constructor(
     private readonly identity: IdentityService,
-    private readonly users: UsersRepository,
-    private readonly organizations: OrganizationsRepository,
+    private readonly users: InvitedUsers,
+    private readonly organizations: InvitingOrganizations,
     private readonly links: OneTimeLinks,
     /** Absent without `email.smtp_url`: the link is only shown. */
     private readonly mailer: Mailer | undefined,

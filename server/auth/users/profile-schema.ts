@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { roles } from '../permissions.js';
-import { userStatuses } from '../identity/users-repository.js';
+import { userStatuses } from '../identity/user.js';
 
 export const userRecord = z
   .object({

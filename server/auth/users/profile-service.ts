@@ -3,7 +3,7 @@ import type { RequestClient } from '../../http/request-client.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { originOf } from '../audit/audit-origin.js';
-import type { User, UsersRepository } from '../identity/users-repository.js';
+import type { User } from '../identity/user.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import { checkNewPassword } from '../passwords/password-policy.js';
 import type { Principal } from '../principal.js';
@@ -16,10 +16,17 @@ export interface ProfileChange {
   current_password?: string | undefined;
 }
 
+/** The identity feature's users, as one changes their own account. */
+export interface ProfileUsers {
+  findById(orgId: string, id: string): User | undefined;
+  setName(id: string, name: string): void;
+  setPasswordHash(id: string, hash: string): void;
+}
+
 /** The caller's own account: `userId` is the user a session or personal token acts for. */
 export class ProfileService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: ProfileUsers,
     private readonly sessions: SessionsService,
     private readonly signIn: SignInService,
     private readonly audit: AuditLog,

@@ -1,4 +1,4 @@
-import type { User } from '../identity/users-repository.js';
+import type { User } from '../identity/user.js';
 
 export function presentUser(user: User) {
   return {

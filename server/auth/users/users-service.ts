@@ -1,9 +1,8 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
-import type { ApiKeysRepository } from '../api-keys/api-keys-repository.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
-import type { User, UsersRepository } from '../identity/users-repository.js';
+import type { User, UserStatus } from '../identity/user.js';
 import type { OneTimeLinks } from '../one-time-links/one-time-links.js';
 import type { Role } from '../permissions.js';
 import type { SessionsService } from '../sessions/sessions-service.js';
@@ -16,6 +15,24 @@ export interface UserChange {
   status?: 'active' | 'disabled' | undefined;
 }
 
+/** The identity feature's users, as administrators change them. */
+export interface ManagedUsers {
+  page(orgId: string, limit: number, offset: number): { rows: User[]; total: number };
+  findById(orgId: string, id: string): User | undefined;
+  setName(id: string, name: string): void;
+  setStatus(orgId: string, id: string, status: UserStatus): boolean;
+  setRole(orgId: string, userId: string, role: Role): boolean;
+  /** Active owners of the organization other than `userId`. */
+  otherActiveOwners(orgId: string, userId: string): number;
+  /** Removes the user; their sessions, keys and links go with them. */
+  delete(orgId: string, id: string): boolean;
+}
+
+/** The API key feature's keys: a disabled user's personal tokens are revoked with them. */
+export interface PersonalKeys {
+  revokeOfUser(userId: string, at: string): void;
+}
+
 /**
  * What an administrator (`origin`, in its organization) does to the users of their organization, each
  * change audited in its transaction. A role change needs nothing more here: a session reads the role
@@ -24,9 +41,9 @@ export interface UserChange {
  */
 export class UsersService {
   constructor(
-    private readonly users: UsersRepository,
+    private readonly users: ManagedUsers,
     private readonly sessions: SessionsService,
-    private readonly apiKeys: ApiKeysRepository,
+    private readonly apiKeys: PersonalKeys,
     private readonly links: OneTimeLinks,
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,

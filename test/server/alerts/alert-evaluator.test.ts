@@ -1,7 +1,7 @@
 import t from 'tap';
 import { evaluateAlerts, type AlertAction, type EvaluationInput, type RuleSpec } from '../../../server/alerts/alert-evaluator.js';
 import { deriveDatabaseStatus, reachabilityOf } from '../../../server/databases/database-status.js';
-import type { SampleRow } from '../../../server/metrics/samples-repository.js';
+import type { SampleRow } from '../../../server/metrics/sample-row.js';
 
 const second = 1000;
 const t0 = Date.parse('2026-11-22T10:00:00Z');

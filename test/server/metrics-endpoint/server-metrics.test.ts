@@ -3,7 +3,7 @@ import t from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
 import type { DatabaseRow } from '../../../server/databases/database-row.js';
 import { ServerMetrics } from '../../../server/metrics-endpoint/server-metrics.js';
-import type { SampleRow } from '../../../server/metrics/samples-repository.js';
+import type { SampleRow } from '../../../server/metrics/sample-row.js';
 
 function database(i: number, type: DatabaseRow['type']): DatabaseRow {
   return { id: `db_${i}`, name: i === 0 ? 'quote " and \\ back\nslash' : `db-${i}`, type } as DatabaseRow;

@@ -17,11 +17,11 @@ const connection = ['-h', database.settings.host, '-p', String(database.settings
 t.test('TPS agrees with pgbench under a rate-limited load', async (t) => {
   await run(PGBENCH, ['-i', '-q', '-s', '1', ...connection, database.name]);
   const runner = collectionRunner(source, postgresCollectors);
-  const bench = run(PGBENCH, ['-R', String(RATE), '-T', '20', '-c', '4', '-j', '2', ...connection, database.name]);
+  const bench = run(PGBENCH, ['-R', String(RATE), '-T', '12', '-c', '4', '-j', '2', ...connection, database.name]);
   // Measure the steady middle of the run, away from pgbench's start and end.
-  await sleep(2500);
+  await sleep(2000);
   await runner.collect();
-  await sleep(16_000);
+  await sleep(8000);
   const snapshot = await runner.collect();
   const { stdout } = await bench;
   const reported = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1]);
