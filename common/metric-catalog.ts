@@ -50,8 +50,14 @@ export interface MetricDefinition {
   engines: readonly MetricEngine[];
   kind: MetricKind;
   unit: MetricUnit;
-  /** Integers are validated as such on ingest; reals are not rounded anywhere. */
+  /** Integers are validated as such on ingest. */
   precision: 'integer' | 'real';
+  /**
+   * The stored precision: history keeps a value as a whole multiple of this step (rounded to the
+   * nearest), so a stored value differs from the collected one by at most half of it. Finer than any
+   * figure shown (alert messages show two decimals); what it costs is bytes per stored value.
+   */
+  step: number;
   help: string;
   /** Resolutions history keeps it at: `raw` samples and the rollups; empty when not kept. */
   history: readonly HistoryResolution[];
@@ -79,6 +85,7 @@ function connections(state: 'active' | 'idle' | 'total' | 'max', help: string) {
     kind: 'gauge',
     unit: 'count',
     precision: 'integer',
+    step: 1,
     help,
     history: historyResolutions,
     column: `connections_${state}`,
@@ -95,6 +102,7 @@ function latency(stat: 'avg' | 'p95' | 'p99', label: 'mean' | 'p95' | 'p99', hel
     kind: 'latency',
     unit: 'milliseconds',
     precision: 'real',
+    step: 0.001,
     help,
     history: historyResolutions,
     column: `${stat}_query_time_ms`,
@@ -112,6 +120,7 @@ function hostUsage(name: 'cpu' | 'memory' | 'disk', help: string, prometheusHelp
     kind: 'gauge',
     unit: 'percent',
     precision: 'real',
+    step: 0.001,
     help,
     history: historyResolutions,
     column: `${name}_usage`,
@@ -142,6 +151,7 @@ export const metricCatalog = [
     kind: 'rate',
     unit: 'per_second',
     precision: 'real',
+    step: 0.001,
     help:
       "Statements per second run in this database, the agent's own left out. PostgreSQL: pg_stat_statements calls of " +
       'the database. MySQL/MariaDB: performance_schema statement digests of the schema (statements run while it was ' +
@@ -159,6 +169,7 @@ export const metricCatalog = [
     kind: 'rate',
     unit: 'per_second',
     precision: 'real',
+    step: 0.001,
     help:
       'Transactions per second ended in this database. PostgreSQL: xact_commit + xact_rollback of pg_stat_database, ' +
       'autocommitted statements included. MySQL/MariaDB: statements that end a transaction explicitly (COMMIT, ROLLBACK, ' +
@@ -180,6 +191,7 @@ export const metricCatalog = [
     kind: 'gauge',
     unit: 'bytes',
     precision: 'real',
+    step: 1,
     help: 'Size of the monitored database.',
     history: historyResolutions,
     column: 'database_size_bytes',

@@ -15,6 +15,7 @@ import { listenError, stateDirError } from './start-up-error.js';
 import { acquireStateLock } from './state-lock.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
+import { checkpointInBackground } from './storage/wal-checkpoint-job.js';
 
 const exitConfigError = 78;
 
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
-  const jobs = new JobScheduler(composed.backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics });
+  const backgroundJobs = [...composed.backgroundJobs, checkpointInBackground(db)];
+  const jobs = new JobScheduler(backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics });
   jobs.start();
   const dispatcher = composed.webhookDispatcher({
     logger: logger.child({ component: 'webhooks' }),

@@ -16,6 +16,7 @@ const replicationLag: MetricDefinition = {
   kind: 'gauge',
   unit: 'count',
   precision: 'integer',
+  step: 1,
   help: 'Seconds the replica is behind its primary.',
   history: ['raw', '1m', '5m', '1h', '1d'],
   column: 'replication_lag_seconds',
@@ -130,4 +131,11 @@ t.test("the real catalog's Prometheus series: names, labels and units as exporte
   t.match(text, `pg_database_size_bytes{${labels}} 8000000`);
   t.match(text, `dbmon_database_size_bytes{${labels}} 8000000`);
   t.notMatch(text, `dbmon_database_cpu_usage_ratio{${labels}}`, 'a null value is no series');
+});
+
+t.test('every metric declares its stored step: 1 for integers, a power of ten finer than the two decimals figures show otherwise', async (t) => {
+  for (const { path, precision, step } of metricCatalog) {
+    if (precision === 'integer') t.equal(step, 1, `${path}: an integer is stored whole`);
+    else t.ok(step === 1 || (step <= 0.001 && Number.isInteger(Math.log10(step))), `${path}: step ${step}`);
+  }
 });
