@@ -20,6 +20,7 @@ import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService } from './organizations/organization-settings-service.js';
 import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordResetsService } from './password-resets/password-resets-service.js';
+import { ResetRequestLimit } from './password-resets/reset-request-limit.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
@@ -60,7 +61,7 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
   const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, audit, transaction);
-  const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
+  const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
   const cookie = new SessionCookie(publicUrl);
   return {
     accounts: {
@@ -70,7 +71,7 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
       organizationSettings,
       users: organizationUsers,
       invitations,
-      passwordResets: new PasswordResetsService(users, links, sessions, mailer),
+      passwordResets: new PasswordResetsService(users, links, sessions, new ResetRequestLimit(), audit, mailer),
       /** The organizations' IP allowlists, applied to every credential. */
       network,
     },

@@ -89,8 +89,9 @@ export class SessionsRepository {
     return this.#ofUser.all(userId);
   }
 
-  delete(id: string): void {
-    this.#delete.run(id);
+  /** False when there is no such session (any more). */
+  delete(id: string): boolean {
+    return this.#delete.run(id).changes === 1;
   }
 
   /** False when the user has no such session. */

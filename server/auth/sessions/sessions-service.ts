@@ -142,10 +142,17 @@ export class SessionsService {
     });
   }
 
-  /** Ends the session whose cookie carries `token`, if any (signing in again, signing out). */
+  /** Ends the session whose cookie carries `token`, if any (signing in again in the same browser). */
   end(token: string): void {
     const row = isSecretToken(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
     if (row !== undefined) this.sessions.delete(row.id);
+  }
+
+  /** The user signs out: the session ends, recorded in the audit log. */
+  signOut(origin: AuditOrigin, sessionId: string, now: Date): void {
+    this.transaction(() => {
+      if (this.sessions.delete(sessionId)) this.audit.record({ origin, action: 'session.signed_out', target: { type: 'session', id: sessionId } }, now);
+    });
   }
 
   csrfToken(id: string): string | undefined {
