@@ -23,6 +23,8 @@ import { PasswordResetsService } from './password-resets/password-resets-service
 import { ResetRequestLimit } from './password-resets/reset-request-limit.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
+import { SessionExpiryJob } from './sessions/session-expiry-job.js';
+import type { LocateAddress } from './sessions/session-location.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
 import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
@@ -47,11 +49,13 @@ export interface AccountsDependencies {
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
   mailer?: Mailer | undefined;
+  /** Where a session's client address is (`geoip.database`). */
+  locate: LocateAddress;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, locate, transaction }: AccountsDependencies) {
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
@@ -84,10 +88,12 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
     ),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
-      ...sessionsRoutes(sessions, cookie, now),
+      ...sessionsRoutes(sessions, cookie, locate, now),
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),
     ],
+    /** Deletes expired sessions in the background. */
+    sessionExpiry: new SessionExpiryJob(sessions),
     /** The pages' session cookie, and their one credential: that cookie, with the CSRF token from `csrfToken` (a form field). */
     cookie,
     pageCredentials: (csrfToken: CsrfTokenSource): CredentialResolver[] => [new AllowlistedResolver(new SessionCookieResolver(sessions, cookie, csrfToken), network)],
