@@ -82,7 +82,7 @@ t.test('invitation and password-reset pages in chromium, links by mail', async (
       await page.goto(link);
       await t.resolveMatch(page.locator('main').textContent(), user.email);
       await audit('reset');
-      await page.getByLabel('New password').fill('another-fresh-long-password');
+      await page.getByLabel('New password', { exact: true }).fill('another-fresh-long-password');
       await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('button', { name: 'Save and sign in' }).click()]);
       await t.resolveMatch(page.getByRole('heading', { level: 1 }).textContent(), /^Welcome, /);
       t.notOk(sentReferers.some((referer) => referer.includes('/password-reset/')), 'no request carried the link as its Referer');

@@ -235,6 +235,17 @@ t.test('invitation and password-reset pages', async (t) => {
     t.ok(server.logLines.some((line) => line.includes('page failed')), 'the fault is logged');
   });
 
+  await t.test('signing out is in the audit log', async (t) => {
+    const owner2 = await signIn(server, owner.email);
+    const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+    const session = await signIn(server, member.email);
+    const client = new PageClient(server.url);
+    client.cookies.set('dbmon_session', session.token);
+    t.equal((await client.postForm('/logout', { csrf_token: session.csrfToken })).status, 303);
+    const audit = await server.request('GET', '/v1/audit-log?action=session.signed_out', { headers: owner2.headers() });
+    t.match(audit.body.data[0], { actor: { id: member.userId }, target: { type: 'session', id: session.sessionId } });
+  });
+
   t.test('attack: no token reached a log line', async (t) => {
     t.ok(tokensSeen.length > 5);
     for (const token of tokensSeen) t.notOk(server.logLines.some((line) => line.includes(token)), `token ${token.slice(0, 6)}… is in no log line`);
