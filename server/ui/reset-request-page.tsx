@@ -28,7 +28,7 @@ export function ResetRequestPage({ csrfToken, requested = false, error }: ResetR
         </div>
         <button type="submit">Send the link</button>
       </form>
-      <p class="muted">
+      <p class="muted after-form">
         No mail arrives? Check the address, or ask an administrator of your organization. <a href="/login">Back to sign in</a>
       </p>
     </section>
