@@ -5,7 +5,9 @@ import { AlertEvaluationJob } from './alerts/alert-evaluation-job.js';
 import { createAlerts } from './alerts/create-alerts.js';
 import { createApiKeys } from './auth/api-keys/create-api-keys.js';
 import { createAudit } from './auth/audit/create-audit.js';
+import type { CityResponse, Reader } from 'maxmind';
 import { createAccounts } from './auth/create-accounts.js';
+import { sessionLocator } from './auth/sessions/session-location.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
@@ -37,6 +39,8 @@ export interface CompositionOptions {
   publicUrl?: string;
   /** Outgoing mail, when email.smtp_url is configured. */
   mailer?: Mailer;
+  /** Config geoip.database, opened: where sessions are. */
+  geoip?: Reader<CityResponse>;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -116,6 +120,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     personalKeys: apiKeys.records,
     publicUrl: options.publicUrl ?? 'http://localhost',
     mailer: options.mailer,
+    locate: sessionLocator(options.geoip),
     transaction,
   });
 
@@ -147,7 +152,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention],
+    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */

@@ -87,6 +87,12 @@ const serverConfigSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  geoip: z
+    .strictObject({
+      // A MaxMind-format City or Country database (GeoLite2-City.mmdb): where sessions were signed in from.
+      database: z.string().min(1).optional(),
+    })
+    .prefault({}),
   webhooks: z
     .strictObject({
       // Webhook destinations on loopback, link-local, private or unique-local addresses (on-premise receivers).
@@ -139,6 +145,7 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
   { path: 'email.smtp_url', env: 'DBMON_EMAIL_SMTP_URL', secret: true },
   { path: 'email.from', env: 'DBMON_EMAIL_FROM', text: true },
+  { path: 'geoip.database', env: 'DBMON_GEOIP_DATABASE', text: true },
   { path: 'api_keys.max_live_per_organization', env: 'DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
   ...historyResolutions.map((resolution) => ({ path: `retention.${resolution}`, env: `DBMON_RETENTION_${resolution.toUpperCase()}` })),

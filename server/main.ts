@@ -11,13 +11,22 @@ import { closeGracefully, listen } from './http-server.js';
 import { JobScheduler } from './jobs/job-scheduler.js';
 import { createSmtpMailer } from './mail/smtp-mailer.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
-import { listenError, stateDirError } from './start-up-error.js';
+import { openGeoipDatabase } from './auth/sessions/geoip-database.js';
+import { listenError, stateDirError, StartUpError } from './start-up-error.js';
 import { acquireStateLock } from './state-lock.js';
 import { openStateDir } from './state-dir.js';
 import { migrate } from './storage/migrate.js';
 import { checkpointInBackground } from './storage/wal-checkpoint-job.js';
 
 const exitConfigError = 78;
+
+/** `geoip.database`, read once; a file that is missing or not a MaxMind DB stops the start as an invalid setting. */
+async function openGeoipOrExit(path: string | undefined) {
+  if (path === undefined) return undefined;
+  return openGeoipDatabase(path).catch((error: unknown) => {
+    throw new StartUpError(`geoip.database ${path}: ${(error as Error).message}`, exitConfigError);
+  });
+}
 
 async function main(): Promise<void> {
   if (process.argv.slice(2).includes('--version')) {
@@ -29,6 +38,7 @@ async function main(): Promise<void> {
   const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
   const smtp = smtpSettingsOf(config);
+  const geoip = await openGeoipOrExit(config.geoip.database);
   const composed = composeServer(db, secretKey, {
     retention: config.retention,
     allowPrivateWebhookTargets: config.webhooks.allow_private_targets,
@@ -42,6 +52,7 @@ async function main(): Promise<void> {
     version: packageVersion(),
     trustedProxies: config.server.trusted_proxies,
     publicUrl: publicUrlOf(config),
+    ...(geoip && { geoip }),
   });
   const { services } = composed;
   const server = await listen(composed.app, config.server.host, config.server.port, logger).catch((error: unknown) => {

@@ -17,8 +17,11 @@ import { organizationRoutes } from './organizations/organization-routes.js';
 import { OrganizationSettingsService, type SettingsOrganizations } from './organizations/organization-settings-service.js';
 import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordResetsService, type ResetUsers } from './password-resets/password-resets-service.js';
+import { ResetRequestLimit } from './password-resets/reset-request-limit.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
 import { SessionCookie } from './sessions/session-cookie.js';
+import { SessionExpiryJob } from './sessions/session-expiry-job.js';
+import type { LocateAddress } from './sessions/session-location.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
 import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
@@ -48,11 +51,13 @@ export interface AccountsDependencies {
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
   mailer?: Mailer | undefined;
+  /** Where a session's client address is (`geoip.database`). */
+  locate: LocateAddress;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, locate, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
@@ -60,7 +65,7 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
   const organizationUsers = new UsersService(users, sessions, personalKeys, links, audit, transaction);
-  const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
+  const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
   const cookie = new SessionCookie(publicUrl);
   return {
     accounts: {
@@ -70,7 +75,7 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
       organizationSettings,
       users: organizationUsers,
       invitations,
-      passwordResets: new PasswordResetsService(users, links, sessions, mailer),
+      passwordResets: new PasswordResetsService(users, links, sessions, new ResetRequestLimit(), audit, mailer),
       /** The organizations' IP allowlists, applied to every credential. */
       network,
     },
@@ -83,10 +88,12 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
     ),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
-      ...sessionsRoutes(sessions, cookie, now),
+      ...sessionsRoutes(sessions, cookie, locate, now),
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),
     ],
+    /** Deletes expired sessions in the background. */
+    sessionExpiry: new SessionExpiryJob(sessions),
     /** The pages' session cookie, and their one credential: that cookie, with the CSRF token from `csrfToken` (a form field). */
     cookie,
     pageCredentials: (csrfToken: CsrfTokenSource): CredentialResolver[] => [new AllowlistedResolver(new SessionCookieResolver(sessions, cookie, csrfToken), network)],

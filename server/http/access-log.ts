@@ -1,11 +1,9 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { ServerMetrics } from '../metrics-endpoint/server-metrics.js';
+import { matchedRoute } from './matched-route.js';
 
-/**
- * One log line and one metrics observation per request: id, method, matched route (never the raw
- * path or query string, which may hold ids and tokens), status, time.
- */
+/** One log line and one metrics observation per request: id, method, matched route, status, time. */
 export function accessLog(logger: Logger, metrics: ServerMetrics): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -13,7 +11,7 @@ export function accessLog(logger: Logger, metrics: ServerMetrics): Middleware {
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx._matchedRoute as string | undefined) ?? 'unmatched';
+      const route = matchedRoute(ctx);
       metrics.observeRequest(ctx.method, route, ctx.status, seconds);
       logger.info({ requestId: ctx.state.requestId, method: ctx.method, route, status: ctx.status, ms: seconds * 1000 }, 'request');
     }

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, InvalidRequestError, MethodNotAllowedError } from '../errors.js';
+import { matchedRoute } from './matched-route.js';
 
 /** Outermost middleware after the request id: every failure leaves as the contract's error body. */
 export function errorHandler(logger: Logger): Middleware {
@@ -10,7 +11,7 @@ export function errorHandler(logger: Logger): Middleware {
     } catch (thrown) {
       const error = toApiError(thrown);
       if (error === undefined) {
-        logger.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
+        logger.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, route: matchedRoute(ctx) }, 'request failed');
         ctx.status = 500;
         ctx.body = { error: { type: 'api_error', message: `Internal error; request id ${String(ctx.state.requestId)}` } };
         return;

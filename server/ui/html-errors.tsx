@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, MethodNotAllowedError, PermissionError } from '../errors.js';
+import { matchedRoute } from '../http/matched-route.js';
 import { ErrorPage, errorTitle } from './error-page.js';
 import type { PageRenderer } from './page-renderer.js';
 
@@ -22,7 +23,7 @@ export function sendErrorPage(ctx: Context, renderer: PageRenderer, logger: Logg
   let text: string | undefined;
   let requestId: string | undefined;
   if (status === undefined) {
-    logger.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'page failed');
+    logger.error({ err: thrown, requestId: ctx.state.requestId, method: ctx.method, route: matchedRoute(ctx) }, 'page failed');
     requestId = String(ctx.state.requestId);
   }
   if (thrown instanceof MethodNotAllowedError) ctx.set('Allow', thrown.allow.join(', '));

@@ -43,6 +43,9 @@ export function LoginPage({ csrfToken, next, email, error, notice }: LoginPagePr
         </div>
         <button type="submit">Sign in</button>
       </form>
+      <p class="muted after-form">
+        <a href="/password-reset">Forgot your password?</a>
+      </p>
     </section>
   );
 }

@@ -12,6 +12,7 @@ import { unmatched } from '../http/unmatched.js';
 import { formBody, formField } from './form-body.js';
 import { homePages } from './home-pages.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
+import { linkPagePaths, linkPages } from './link-pages.js';
 import { LoginCsrf } from './login-csrf.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
@@ -41,10 +42,13 @@ export function pages(deps: PagesDependencies): Middleware {
   const router = new Router({ sensitive: true, strict: true });
   const signedIn = authenticate(deps.credentials((ctx) => formField(ctx, 'csrf_token')), deps.now);
   for (const asset of assets.routes()) router.get(asset.path, asset.send);
-  signInPages(router, { ...deps, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
+  const loginCsrf = new LoginCsrf(deps.publicUrl);
+  signInPages(router, { ...deps, loginCsrf, renderer }, signedIn);
+  linkPages(router, { ...deps, loginCsrf, renderer });
   homePages(router, deps.accounts, renderer, signedIn);
-  // Exact paths, no parameters: a path is the pages' when one of their routes has it.
-  const paths = new Set(router.stack.map((layer) => String(layer.path)));
+  // A path is the pages' when one of their routes matches it.
+  const layers = router.stack;
+  const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));
 
   const errors = htmlErrors(renderer, deps.logger);
   const noRoute = unmatched();
@@ -53,8 +57,10 @@ export function pages(deps: PagesDependencies): Middleware {
   const methods = router.allowedMethods() as Middleware;
   const end: Next = async () => {};
   return async (ctx: Context, next: Next) => {
-    if (!paths.has(ctx.path)) return browserNotFound(ctx, next);
+    if (!layers.some((layer) => layer.match(ctx.path))) return browserNotFound(ctx, next);
     setPageSecurityHeaders(ctx, https);
+    // The path holds a one-time token: not even this server's own stylesheet request may carry it as the Referer.
+    if (tokenLayers.some((layer) => layer.match(ctx.path))) ctx.set('Referrer-Policy', 'no-referrer');
     // A page request ends here: the API's middleware after this one never sees it.
     await errors(ctx, () => noRoute(ctx, () => form(ctx, () => routes(ctx, () => methods(ctx, end)))));
   };

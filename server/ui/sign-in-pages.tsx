@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
@@ -12,6 +13,7 @@ import type { LoginCsrf } from './login-csrf.js';
 import { LogoutPage } from './logout-page.js';
 import type { PageRenderer } from './page-renderer.js';
 import { viewerOf } from './page-viewer.js';
+import { retryInWords } from './retry-in-words.js';
 import { safeNextPath } from './safe-next-path.js';
 import { seeOther } from './see-other.js';
 
@@ -55,8 +57,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     } catch (error) {
       if (error instanceof SignInThrottledError) {
         sendRateLimitHeaders(ctx, error.decision, at.getTime());
-        const minutes = Math.max(1, Math.round((error.decision.resetAt * 1000 - at.getTime()) / 60_000));
-        return refuse(429, `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+        return refuse(429, `Too many sign-in attempts. Try again in ${retryInWords(error.decision, at)}.`);
       }
       if (error instanceof AuthenticationError) return refuse(401, 'The email or password is wrong.');
       throw error;
@@ -79,7 +80,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       if (auth.error instanceof PermissionError) throw auth.error;
       return seeOther(ctx, '/login');
     }
-    accounts.sessions.end(sessionCookie.read(ctx)!);
+    accounts.sessions.signOut(requestOrigin(ctx, auth.principal), auth.principal.credential.id, now());
     ctx.append('Set-Cookie', sessionCookie.clear());
     seeOther(ctx, '/login?signed_out=1');
   });

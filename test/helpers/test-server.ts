@@ -12,6 +12,7 @@ import type { RunningAgent } from '../../agent/start-agent.js';
 import { composeServer, type EmbeddedAgentRun } from '../../server/compose-server.js';
 import type { ServerServices } from '../../server/compose-services.js';
 import { createSmtpMailer, type SmtpSettings } from '../../server/mail/smtp-mailer.js';
+import { openGeoipDatabase } from '../../server/auth/sessions/geoip-database.js';
 import type { BackgroundJob } from '../../server/jobs/background-job.js';
 import { openStateDir } from '../../server/state-dir.js';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from '../../server/webhooks/webhook-dispatcher.js';
@@ -36,7 +37,7 @@ export interface TestServer {
   dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger'>>) => WebhookDispatcher;
   /** The server's embedded agent over its services, counted on its /metrics; not stopped on close. */
   startEmbeddedAgent: (options: EmbeddedAgentRun) => RunningAgent;
-  /** What main.ts schedules in the background (rollups, retention, alert evaluation, audit expiry). */
+  /** What main.ts schedules in the background (rollups, retention, alert evaluation, audit and session expiry). */
   backgroundJobs: readonly BackgroundJob[];
   request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
   close: () => Promise<void>;
@@ -79,6 +80,8 @@ export async function startTestServer(
     catalog?: MetricCatalog;
     /** Config email.smtp_url and email.from: invitations and password resets are mailed. */
     email?: SmtpSettings;
+    /** Config geoip.database: a MaxMind DB file (test/helpers/mmdb-file.ts builds one). */
+    geoipDatabase?: string;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -109,6 +112,7 @@ export async function startTestServer(
     version: 'test',
     ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
     ...(options.publicUrl && { publicUrl: options.publicUrl }),
+    ...(options.geoipDatabase !== undefined && { geoip: await openGeoipDatabase(options.geoipDatabase) }),
   });
   const { app, services } = composed;
   const server: Server = await listen(app, '127.0.0.1', 0, logger);

@@ -6,10 +6,13 @@ import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
+  'session.signed_out',
   'session.revoked',
   'session.revoked_others',
   'api_key.created',
   'api_key.revoked',
+  'user.invitation_accepted',
+  'user.password_reset',
   'user.updated',
   'user.disabled',
   'user.role_changed',

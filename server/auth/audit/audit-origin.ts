@@ -32,6 +32,11 @@ export function operatorOrigin(orgId: string): AuditOrigin {
   return { orgId, actor: { type: 'operator', id: null }, credential: null, ip: null, userAgent: null };
 }
 
+/** A user acting through a one-time link: the link proves who they are, no credential is involved. */
+export function linkHolderOrigin(user: { id: string; org_id: string }, client: RequestClient | null): AuditOrigin {
+  return { orgId: user.org_id, actor: { type: 'user', id: user.id }, credential: null, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+}
+
 /** A request made with a credential, from the request itself. */
 export function requestOrigin(ctx: Context, principal: Principal): AuditOrigin {
   return originOf(principal, requestClient(ctx));

@@ -1,7 +1,6 @@
 import type { Db } from '../../storage/open-database.js';
 
-export const linkPurposes = ['invitation', 'password_reset'] as const;
-export type LinkPurpose = (typeof linkPurposes)[number];
+import type { LinkPurpose } from './link-purpose.js';
 
 export interface OneTimeLinkRow {
   token_hash: Buffer;

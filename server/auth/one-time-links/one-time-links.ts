@@ -5,7 +5,8 @@ import { hashToken } from '../api-keys/api-key-token.js';
 import type { User, UserStatus } from '../identity/user.js';
 import { hashPassword } from '../passwords/password-hash.js';
 import { checkNewPassword } from '../passwords/password-policy.js';
-import type { LinkPurpose, OneTimeLinksRepository } from './one-time-links-repository.js';
+import type { LinkPurpose } from './link-purpose.js';
+import type { OneTimeLinksRepository } from './one-time-links-repository.js';
 
 /** How long a link lives: an invitation a week, a password reset an hour. */
 export const linkLifetimesMs: Record<LinkPurpose, number> = { invitation: 7 * 86_400_000, password_reset: 3_600_000 };

@@ -1,8 +1,9 @@
 import UAParser from 'ua-parser-js';
+import type { LocateAddress } from './session-location.js';
 import type { ListedSession } from './sessions-service.js';
 
 /** A session as GET /v1/sessions shows it; `current` marks the one making the request. */
-export function presentSession(session: ListedSession, currentId: string | undefined) {
+export function presentSession(session: ListedSession, currentId: string | undefined, locate: LocateAddress) {
   const agent = new UAParser(session.user_agent).getResult();
   return {
     id: session.id,
@@ -10,7 +11,7 @@ export function presentSession(session: ListedSession, currentId: string | undef
     browser: describe(agent.browser.name, agent.browser.major),
     os: describe(agent.os.name, agent.os.version),
     ip: session.ip,
-    location: null,
+    location: locate(session.ip),
     created_at: session.created_at,
     last_active_at: session.last_active_at,
     expires_at: session.expires_at,

@@ -45,6 +45,7 @@ export class SessionsRepository {
   readonly #deleteOthersOfUser;
   readonly #deleteAllOfUser;
   readonly #csrfToken;
+  readonly #deleteExpired;
 
   constructor(db: Db) {
     this.#insert = db.prepare<SessionRow>(
@@ -65,6 +66,14 @@ export class SessionsRepository {
     this.#deleteOthersOfUser = db.prepare<[string, string]>('DELETE FROM sessions WHERE user_id = ? AND id <> ?');
     this.#deleteAllOfUser = db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?');
     this.#csrfToken = db.prepare<[string], string>('SELECT csrf_token FROM sessions WHERE id = ?').pluck();
+    // A deadline is written as toISOString() writes instants (strftime's %f: seconds with milliseconds), so strings compare as times.
+    this.#deleteExpired = db.prepare<{ now: string; batch: number }>(
+      `DELETE FROM sessions WHERE id IN (
+         SELECT s.id FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.id = u.org_id
+         WHERE strftime('%Y-%m-%dT%H:%M:%fZ', s.last_active_at, '+' || o.session_idle_timeout_minutes || ' minutes') <= @now
+            OR strftime('%Y-%m-%dT%H:%M:%fZ', s.created_at, '+' || o.session_max_duration_hours || ' hours') <= @now
+         LIMIT @batch)`,
+    );
   }
 
   insert(row: SessionRow): void {
@@ -89,8 +98,9 @@ export class SessionsRepository {
     return this.#ofUser.all(userId);
   }
 
-  delete(id: string): void {
-    this.#delete.run(id);
+  /** False when there is no such session (any more). */
+  delete(id: string): boolean {
+    return this.#delete.run(id).changes === 1;
   }
 
   /** False when the user has no such session. */
@@ -100,6 +110,11 @@ export class SessionsRepository {
 
   csrfToken(id: string): string | undefined {
     return this.#csrfToken.get(id);
+  }
+
+  /** Deletes at most `batch` sessions past their organization's idle timeout or maximum duration at `now`; how many. */
+  deleteExpired(now: string, batch: number): number {
+    return this.#deleteExpired.run({ now, batch }).changes;
   }
 
   /** Every session of the user but `keepId` (null: all of them); how many ended. */

@@ -5,20 +5,21 @@ import { requestOrigin } from '../audit/audit-origin.js';
 import { actingUser, personCredentials } from '../principal.js';
 import { presentSession } from './session-presenter.js';
 import type { SessionCookie } from './session-cookie.js';
+import type { LocateAddress } from './session-location.js';
 import { sessionIdParams, sessionList, sessionListQuery } from './sessions-schema.js';
 import type { SessionsService } from './sessions-service.js';
 
 const tag = 'Sessions';
 const tokenNote = 'Through a personal token, the token needs the `api_keys` scope.';
 
-export function sessionsRoutes(sessions: SessionsService, cookie: SessionCookie, now: () => Date): RouteDefinition[] {
+export function sessionsRoutes(sessions: SessionsService, cookie: SessionCookie, locate: LocateAddress, now: () => Date): RouteDefinition[] {
   return [
     defineRoute({
       method: 'get',
       path: '/v1/sessions',
       operationId: 'listSessions',
       summary: "The caller's own live browser sessions, oldest first",
-      description: `Device, browser and OS come from each session's User-Agent; \`current\` marks the session making the request. ${tokenNote}`,
+      description: `Device, browser and OS come from each session's User-Agent, the location from its address (\`geoip.database\`); \`current\` marks the session making the request. ${tokenNote}`,
       tag,
       auth: { scope: 'api_keys', access: 'read', credentials: personCredentials },
       query: sessionListQuery,
@@ -27,7 +28,7 @@ export function sessionsRoutes(sessions: SessionsService, cookie: SessionCookie,
         const all = sessions.list(principal.orgId, actingUser(principal)!.userId, now());
         const window = pageWindow(query);
         const page = all.slice(window.offset, window.offset + window.limit);
-        sendList(ctx, page.map((session) => presentSession(session, principal.credential.id)), all.length, query);
+        sendList(ctx, page.map((session) => presentSession(session, principal.credential.id, locate)), all.length, query);
       },
     }),
     defineRoute({

@@ -13,6 +13,9 @@ import type { SessionListRow, SessionPolicy, SessionRow, SessionsRepository } fr
 /** A session acts in the whole API as its user, but never as an agent. */
 const sessionScopes: readonly Scope[] = scopes.filter((scope) => scope !== 'agent');
 
+/** Expired sessions one expiry slice deletes at most (a bounded delete of a few milliseconds). */
+export const sessionExpiryBatch = 1000;
+
 /** last_active_at is written at most this often per session; the idle timer may so end a session up to this much early, never late. */
 const lastActiveResolutionMs = 60_000;
 
@@ -142,10 +145,25 @@ export class SessionsService {
     });
   }
 
-  /** Ends the session whose cookie carries `token`, if any (signing in again, signing out). */
+  /** Ends the session whose cookie carries `token`, if any (signing in again in the same browser). */
   end(token: string): void {
     const row = isSecretToken(token) ? this.sessions.findForAuth(hashToken(token)) : undefined;
     if (row !== undefined) this.sessions.delete(row.id);
+  }
+
+  /** The user signs out: the session ends, recorded in the audit log. */
+  signOut(origin: AuditOrigin, sessionId: string, now: Date): void {
+    this.transaction(() => {
+      if (this.sessions.delete(sessionId)) this.audit.record({ origin, action: 'session.signed_out', target: { type: 'session', id: sessionId } }, now);
+    });
+  }
+
+  /**
+   * Deletes sessions past their organization's idle timeout or maximum duration, at most `batch`:
+   * requests refuse them anyway; this keeps the table to the live ones. How many went.
+   */
+  expire(now: Date, batch = sessionExpiryBatch): number {
+    return this.sessions.deleteExpired(now.toISOString(), batch);
   }
 
   csrfToken(id: string): string | undefined {

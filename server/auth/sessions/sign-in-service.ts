@@ -1,11 +1,12 @@
-import { AuthenticationError, RateLimitError } from '../../errors.js';
+import { AuthenticationError } from '../../errors.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { User } from '../identity/user.js';
 import type { PasswordVerifier } from '../passwords/password-hash.js';
 import type { SessionClient, SessionsService, StartedSession } from './sessions-service.js';
-import type { SignInThrottle, ThrottleDecision } from './sign-in-throttle.js';
+import { ThrottledError } from '../throttling/throttled-error.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 
 export interface SignInAttempt extends SessionClient {
   email: string;
@@ -14,12 +15,8 @@ export interface SignInAttempt extends SessionClient {
   currentToken?: string | undefined;
 }
 
-/** Refused sign-in: the contract's 429, with what its X-RateLimit-* headers say. */
-export class SignInThrottledError extends RateLimitError {
-  constructor(readonly decision: ThrottleDecision, nowMs: number) {
-    super(decision.resetAt, Math.floor(nowMs / 1000));
-  }
-}
+/** Refused sign-in: the account or the address has used its attempts. */
+export class SignInThrottledError extends ThrottledError {}
 
 /** The identity feature's users, as they sign in. */
 export interface SignInUsers {
@@ -59,12 +56,24 @@ export class SignInService {
       }
       throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
     }
+    return this.#start(user, attempt, {}, now);
+  }
+
+  /**
+   * A session for a user who just proved who they are with a one-time link (accepting an invitation,
+   * resetting the password): the link is the proof, no password is checked again.
+   */
+  signInThroughLink(user: User, client: SessionClient & { currentToken?: string | undefined }, via: 'invitation' | 'password_reset', now: Date): StartedSession {
+    return this.#start(user, client, { via }, now);
+  }
+
+  #start(user: User, client: SessionClient & { currentToken?: string | undefined }, details: Record<string, string>, now: Date): StartedSession & { user: User } {
     return this.transaction(() => {
-      if (attempt.currentToken !== undefined) this.sessions.end(attempt.currentToken);
+      if (client.currentToken !== undefined) this.sessions.end(client.currentToken);
       this.users.recordSignIn(user.id, now.toISOString());
-      const started = this.sessions.start(user, attempt, now);
-      const origin = originOfAttempt(user, attempt, started.id);
-      this.audit.record({ origin, action: 'sign_in.succeeded', target: { type: 'user', id: user.id } }, now);
+      const started = this.sessions.start(user, client, now);
+      const origin = originOfAttempt(user, client, started.id);
+      this.audit.record({ origin, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details }, now);
       return { ...started, user };
     });
   }

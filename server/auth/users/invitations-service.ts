@@ -1,6 +1,9 @@
 import { ConflictError, NotFoundError } from '../../errors.js';
+import type { RequestClient } from '../../http/request-client.js';
 import type { Mailer } from '../../mail/mailer.js';
 import type { Transaction } from '../../storage/open-database.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { linkHolderOrigin } from '../audit/audit-origin.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import type { Organization } from '../identity/organization.js';
 import type { User, UserStatus } from '../identity/user.js';
@@ -44,6 +47,7 @@ export class InvitationsService {
     private readonly users: InvitedUsers,
     private readonly organizations: InvitingOrganizations,
     private readonly links: OneTimeLinks,
+    private readonly audit: AuditLog,
     /** Absent without `email.smtp_url`: the link is only shown. */
     private readonly mailer: Mailer | undefined,
     private readonly transaction: Transaction,
@@ -73,11 +77,12 @@ export class InvitationsService {
     return this.links.holder('invitation', token, now);
   }
 
-  /** Sets the invitee's name and password and makes the account active; the link works once. */
-  accept(token: string, acceptance: Acceptance, now: Date): Promise<User> {
+  /** Sets the invitee's name and password and makes the account active; the link works once. `client` is who used it, when known. */
+  accept(token: string, acceptance: Acceptance, now: Date, client: RequestClient | null = null): Promise<User> {
     return this.links.redeem('invitation', token, acceptance.password, now, (user) => {
       this.users.setName(user.id, acceptance.name);
       this.users.setStatus(user.org_id, user.id, 'active');
+      this.audit.record({ origin: linkHolderOrigin(user, client), action: 'user.invitation_accepted', target: { type: 'user', id: user.id } }, now);
     });
   }
 

@@ -37,7 +37,7 @@ t.test('with SMTP configured, invitations and resets are mailed', async (t) => {
 
   await t.test('a reset request mails the account a link that works, after the answer', async (t) => {
     receiver.received.length = 0;
-    server.services.accounts.passwordResets.request(owner.email.toUpperCase(), server.clock.now);
+    server.services.accounts.passwordResets.request(owner.email.toUpperCase(), '127.0.0.1', server.clock.now);
     t.equal(receiver.received.length, 0, 'nothing is sent before the caller has its answer');
     await waitUntil('the reset mail', async () => receiver.received.length === 1);
     const mail = receiver.received[0]!;
@@ -48,7 +48,7 @@ t.test('with SMTP configured, invitations and resets are mailed', async (t) => {
     t.ok(token, mail.text);
     await server.services.accounts.passwordResets.reset(token!, 'another-fresh-long-password', server.clock.now);
     await signIn(server, owner.email, 'another-fresh-long-password');
-    server.services.accounts.passwordResets.request('nobody@example.test', server.clock.now);
+    server.services.accounts.passwordResets.request('nobody@example.test', '127.0.0.1', server.clock.now);
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.equal(receiver.received.length, 1, 'an unknown address gets no mail');
   });
@@ -86,7 +86,7 @@ t.test('a slow mail server changes neither the answer nor the time of a reset re
   const { passwordResets } = server.services.accounts;
   const timed = (email: string) => {
     const started = process.hrtime.bigint();
-    const answer = passwordResets.request(email, server.clock.now);
+    const answer = passwordResets.request(email, '127.0.0.1', server.clock.now);
     return { answer, ms: Number(process.hrtime.bigint() - started) / 1e6 };
   };
   const known = timed(owner.email);

@@ -121,8 +121,8 @@ t.test('invitation and password-reset links', async (t) => {
   await t.test('asking for a reset of an unknown email gives the same answer as for a known one, and writes nothing', async (t) => {
     const rows = () => server.db.prepare('SELECT count(*) FROM one_time_links').pluck().get();
     const before = rows();
-    const unknown = passwordResets.request('nobody-here@example.test', server.clock.now);
-    const known = passwordResets.request(owner.email, server.clock.now);
+    const unknown = passwordResets.request('nobody-here@example.test', '127.0.0.1', server.clock.now);
+    const known = passwordResets.request(owner.email, '127.0.0.1', server.clock.now);
     t.same(known, unknown);
     await new Promise((resolve) => setImmediate(resolve));
     t.equal(rows(), before, 'without SMTP there is nobody to give a link to');
