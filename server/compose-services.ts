@@ -113,6 +113,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     apiKeys: apiKeys.apiKeys,
     publicUrl: options.publicUrl ?? 'http://localhost',
     mailer: options.mailer,
+    secretBox,
     transaction,
   });
 

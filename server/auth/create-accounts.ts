@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../common/secret-box.js';
 import { GenerationCache, type TableGenerations } from '../storage/generation-cache.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
@@ -9,6 +10,7 @@ import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
+import { TwoFactorEnforcedResolver } from './credentials/two-factor-enforced-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
 import { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
@@ -21,12 +23,18 @@ import { OrganizationSettingsService } from './organizations/organization-settin
 import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordResetsService } from './password-resets/password-resets-service.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
+import { PendingSignIns } from './sessions/pending-sign-ins.js';
 import { SessionCookie } from './sessions/session-cookie.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
 import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
 import { SignInService } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
+import { SecondFactorSignIn } from './two-factor/second-factor-sign-in.js';
+import { TwoFactorRepository } from './two-factor/two-factor-repository.js';
+import { twoFactorRoutes } from './two-factor/two-factor-routes.js';
+import { TwoFactorService } from './two-factor/two-factor-service.js';
+import { TwoFactorStandings } from './two-factor/two-factor-standings.js';
 import { InvitationsService } from './users/invitations-service.js';
 import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService } from './users/profile-service.js';
@@ -46,22 +54,29 @@ export interface AccountsDependencies {
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
   mailer?: Mailer | undefined;
+  /** Seals TOTP secrets at rest. */
+  secretBox: SecretBox;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, secretBox, transaction }: AccountsDependencies) {
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
-  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
+  const pendingSignIns = new PendingSignIns();
+  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction, pendingSignIns);
   const profile = new ProfileService(users, sessions, signIn, audit, transaction);
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
   const organizationUsers = new UsersService(users, sessions, new ApiKeysRepository(db), links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, mailer, transaction);
+  const twoFactor = new TwoFactorService(new TwoFactorRepository(db), users, sessions, signIn, secretBox, audit, transaction);
+  const twoFactorStandings = new TwoFactorStandings(organizationSettings, users);
   const cookie = new SessionCookie(publicUrl);
+  /** Every credential is refused from outside its organization's IP allowlist, and a user's past their two-factor deadline. */
+  const guarded = (resolver: CredentialResolver): CredentialResolver => new TwoFactorEnforcedResolver(new AllowlistedResolver(resolver, network), twoFactorStandings);
   return {
     accounts: {
       sessions,
@@ -73,16 +88,20 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
       passwordResets: new PasswordResetsService(users, links, sessions, mailer),
       /** The organizations' IP allowlists, applied to every credential. */
       network,
+      twoFactor,
+      /** The second step of a sign-in with a second factor. */
+      secondFactorSignIn: new SecondFactorSignIn(pendingSignIns, users, twoFactor, signIn, new SignInThrottle(), audit),
+      /** Where each member stands with their organization's two-factor requirement. */
+      twoFactorStandings,
     },
     /**
      * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins
-     * over a session cookie. Each is refused from outside its organization's IP allowlist.
+     * over a session cookie.
      */
-    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(
-      (resolver): CredentialResolver => new AllowlistedResolver(resolver, network),
-    ),
+    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(guarded),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
+      ...twoFactorRoutes(twoFactor, profile, now),
       ...sessionsRoutes(sessions, cookie, now),
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),

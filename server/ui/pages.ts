@@ -7,6 +7,7 @@ import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolve
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
+import { HostCookie } from '../http/host-cookie.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
 import { formBody, formField } from './form-body.js';
@@ -41,7 +42,8 @@ export function pages(deps: PagesDependencies): Middleware {
   const router = new Router({ sensitive: true, strict: true });
   const signedIn = authenticate(deps.credentials((ctx) => formField(ctx, 'csrf_token')), deps.now);
   for (const asset of assets.routes()) router.get(asset.path, asset.send);
-  signInPages(router, { ...deps, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
+  const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
+  signInPages(router, { ...deps, pendingSignInCookie, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
   homePages(router, deps.accounts, renderer, signedIn);
   // Exact paths, no parameters: a path is the pages' when one of their routes has it.
   const paths = new Set(router.stack.map((layer) => String(layer.path)));

@@ -14,6 +14,8 @@ export interface User {
   created_at: string;
   status: UserStatus;
   last_sign_in_at: string | null;
+  /** 1 once the user has a confirmed second factor. */
+  two_factor_enabled: number;
 }
 
 export class UsersRepository {
@@ -32,6 +34,7 @@ export class UsersRepository {
   readonly #count;
   readonly #otherActiveOwners;
   readonly #delete;
+  readonly #setTwoFactorEnabled;
 
   constructor(db: Db) {
     this.#insert = db.prepare<User>(
@@ -57,6 +60,7 @@ export class UsersRepository {
       "SELECT count(*) FROM users WHERE org_id = ? AND id <> ? AND role = 'owner' AND status = 'active'",
     ).pluck();
     this.#delete = db.prepare<[string, string]>('DELETE FROM users WHERE org_id = ? AND id = ?');
+    this.#setTwoFactorEnabled = db.prepare<[number, string]>('UPDATE users SET two_factor_enabled = ? WHERE id = ?');
   }
 
   insert(user: User): void {
@@ -113,6 +117,10 @@ export class UsersRepository {
   /** Active owners of the organization other than `userId`. */
   otherActiveOwners(orgId: string, userId: string): number {
     return this.#otherActiveOwners.get(orgId, userId)!;
+  }
+
+  setTwoFactorEnabled(id: string, enabled: boolean): void {
+    this.#setTwoFactorEnabled.run(Number(enabled), id);
   }
 
   /** Removes the user; their sessions, keys and links go with them (foreign keys cascade). */
