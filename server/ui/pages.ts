@@ -18,6 +18,7 @@ import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
+import { twoFactorPages } from './two-factor-pages.js';
 
 export interface PagesDependencies {
   accounts: Accounts;
@@ -44,7 +45,8 @@ export function pages(deps: PagesDependencies): Middleware {
   for (const asset of assets.routes()) router.get(asset.path, asset.send);
   const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
   signInPages(router, { ...deps, pendingSignInCookie, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
-  homePages(router, deps.accounts, renderer, signedIn);
+  homePages(router, deps.accounts, renderer, signedIn, deps.now);
+  twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   // Exact paths, no parameters: a path is the pages' when one of their routes has it.
   const paths = new Set(router.stack.map((layer) => String(layer.path)));
 

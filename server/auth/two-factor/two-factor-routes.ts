@@ -8,6 +8,7 @@ import type { ProfileService } from '../users/profile-service.js';
 import { requireMayManage } from '../users/ownership-rules.js';
 import { userIdParams } from '../users/users-schema.js';
 import type { Context } from 'koa';
+import { factorOwnerOf } from './factor-owner.js';
 import { codeBody, methodParams, reauthenticationBody, recoveryCodes, totpEnrollment } from './two-factor-schema.js';
 import type { FactorOwner, TwoFactorService } from './two-factor-service.js';
 
@@ -17,11 +18,8 @@ const ownFactors = { scope: 'api_keys', access: 'write', credentials: personCred
 const ownFactorsNote = 'A browser session, or a personal token with write permission and the `api_keys` scope.';
 
 export function twoFactorRoutes(twoFactor: TwoFactorService, profile: ProfileService, now: () => Date): RouteDefinition[] {
-  const owner = (ctx: Context, principal: Principal): FactorOwner => ({
-    origin: requestOrigin(ctx, principal),
-    user: profile.get(principal.orgId, actingUser(principal)!.userId),
-    keepSessionId: principal.credential.kind === 'session' ? principal.credential.id : null,
-  });
+  const owner = (ctx: Context, principal: Principal): FactorOwner =>
+    factorOwnerOf(principal, profile.get(principal.orgId, actingUser(principal)!.userId), requestClient(ctx));
   return [
     defineRoute({
       method: 'post',
@@ -38,7 +36,12 @@ export function twoFactorRoutes(twoFactor: TwoFactorService, profile: ProfileSer
       },
       handler: async (ctx, { principal }) => {
         ctx.set('Cache-Control', 'no-store');
-        ctx.body = await twoFactor.startTotp(owner(ctx, principal).user, now());
+        const enrollment = await twoFactor.startTotp(owner(ctx, principal).user, now());
+        ctx.body = {
+          secret: enrollment.secret,
+          otpauth_uri: enrollment.otpauthUri,
+          qr_code: `data:image/svg+xml;base64,${Buffer.from(enrollment.qrSvg).toString('base64')}`,
+        };
       },
     }),
     defineRoute({

@@ -19,9 +19,9 @@ export type SecondFactorKind = TwoFactorMethod | 'recovery_code';
 export interface TotpEnrollment {
   /** Base32, for typing into an app by hand. */
   secret: string;
-  otpauth_uri: string;
-  /** The URI as a QR code: an SVG `data:` URI. */
-  qr_code: string;
+  otpauthUri: string;
+  /** The URI as a QR code, an SVG document of our own making (paths only). */
+  qrSvg: string;
 }
 
 /** The user acting on their own factors: who they are, and which session (if any) stays when the others end. */
@@ -68,9 +68,13 @@ export class TwoFactorService {
       last_time_step: null,
       created_at: now.toISOString(),
     });
-    const uri = totpUri(secret, user.email);
-    const svg = await qrCodeSvg(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    return { secret, otpauth_uri: uri, qr_code: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
+    return enrollmentOf(secret, user);
+  }
+
+  /** The enrollment waiting for its first code, shown again (a wrong code typed); undefined when none waits. */
+  async pendingTotp(user: User): Promise<TotpEnrollment | undefined> {
+    const pending = this.methods.ofUser(user.id).find((row) => row.method === 'totp' && row.confirmed_at === null);
+    return pending === undefined ? undefined : enrollmentOf(this.secretBox.open(pending.secret!, sealedFor(user.id)), user);
   }
 
   /** Finishes TOTP enrollment with a code from the app; answers a new set of recovery codes (the old set is void). */
@@ -156,6 +160,11 @@ export class TwoFactorService {
     if (!enabled) this.methods.replaceRecoveryCodes(userId, []);
     this.users.setTwoFactorEnabled(userId, enabled);
   }
+}
+
+async function enrollmentOf(secret: string, user: User): Promise<TotpEnrollment> {
+  const otpauthUri = totpUri(secret, user.email);
+  return { secret, otpauthUri, qrSvg: await qrCodeSvg(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) };
 }
 
 /** A sealed secret opens only for its own user: one copied onto another row does not. */
