@@ -63,7 +63,7 @@ t.test('two-factor pages in chromium', async (t) => {
       const cookies = await page.context().cookies();
       t.ok(cookies.find((cookie) => cookie.name === 'dbmon_session')?.httpOnly, 'a session, HttpOnly');
       t.notOk(cookies.some((cookie) => cookie.name === 'dbmon_pending_sign_in'), 'the pending sign-in is spent');
-    });
+    }, { expectedConsoleErrors: [/status of 400/] });
   });
 
   await t.test('a wrong code is refused with one message; a recovery code signs in', async (t) => {
