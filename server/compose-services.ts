@@ -121,6 +121,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     publicUrl: options.publicUrl ?? 'http://localhost',
     mailer: options.mailer,
     locate: sessionLocator(options.geoip),
+    secretBox,
     transaction,
   });
 

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../../common/secret-box.js';
 import { GenerationCache, type TableGenerations } from '../storage/generation-cache.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
@@ -8,6 +9,7 @@ import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
+import { TwoFactorEnforcedResolver } from './credentials/two-factor-enforced-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
 import { OneTimeLinks, type LinkHolders } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
@@ -19,6 +21,7 @@ import { RefusalSampler } from './organizations/refusal-sampler.js';
 import { PasswordResetsService, type ResetUsers } from './password-resets/password-resets-service.js';
 import { ResetRequestLimit } from './password-resets/reset-request-limit.js';
 import { PasswordVerifier } from './passwords/password-hash.js';
+import { PendingSignIns } from './sessions/pending-sign-ins.js';
 import { SessionCookie } from './sessions/session-cookie.js';
 import { SessionExpiryJob } from './sessions/session-expiry-job.js';
 import type { LocateAddress } from './sessions/session-location.js';
@@ -27,6 +30,11 @@ import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
 import { SignInService, type SignInUsers } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
+import { SecondFactorSignIn, type PendingUsers } from './two-factor/second-factor-sign-in.js';
+import { TwoFactorRepository } from './two-factor/two-factor-repository.js';
+import { twoFactorRoutes } from './two-factor/two-factor-routes.js';
+import { TwoFactorService, type FactorUsers } from './two-factor/two-factor-service.js';
+import { TwoFactorStandings, type StandingUsers } from './two-factor/two-factor-standings.js';
 import { InvitationsService, type InvitedUsers, type InvitingOrganizations } from './users/invitations-service.js';
 import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService, type ProfileUsers } from './users/profile-service.js';
@@ -37,7 +45,7 @@ export interface AccountsDependencies {
   db: Db;
   identity: IdentityService;
   /** The identity feature's records of users and organizations. */
-  users: SignInUsers & ProfileUsers & ManagedUsers & InvitedUsers & LinkHolders & ResetUsers;
+  users: SignInUsers & ProfileUsers & ManagedUsers & InvitedUsers & LinkHolders & ResetUsers & PendingUsers & FactorUsers & StandingUsers;
   organizations: SettingsOrganizations & AllowlistSettings & InvitingOrganizations;
   /** Every account change and sign-in is recorded in the transaction of the change. */
   audit: AuditLog;
@@ -53,20 +61,27 @@ export interface AccountsDependencies {
   mailer?: Mailer | undefined;
   /** Where a session's client address is (`geoip.database`). */
   locate: LocateAddress;
+  /** Seals TOTP secrets at rest. */
+  secretBox: SecretBox;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, locate, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, locate, secretBox, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
-  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction);
+  const pendingSignIns = new PendingSignIns();
+  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction, pendingSignIns);
   const profile = new ProfileService(users, sessions, signIn, audit, transaction);
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
   const organizationUsers = new UsersService(users, sessions, personalKeys, links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
+  const twoFactor = new TwoFactorService(new TwoFactorRepository(db), users, sessions, signIn, secretBox, audit, transaction);
+  const twoFactorStandings = new TwoFactorStandings(organizationSettings, users);
   const cookie = new SessionCookie(publicUrl);
+  /** Every credential is refused from outside its organization's IP allowlist, and a user's past their two-factor deadline. */
+  const guarded = (resolver: CredentialResolver): CredentialResolver => new TwoFactorEnforcedResolver(new AllowlistedResolver(resolver, network), twoFactorStandings);
   return {
     accounts: {
       sessions,
@@ -78,16 +93,20 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
       passwordResets: new PasswordResetsService(users, links, sessions, new ResetRequestLimit(), audit, mailer),
       /** The organizations' IP allowlists, applied to every credential. */
       network,
+      twoFactor,
+      /** The second step of a sign-in with a second factor. */
+      secondFactorSignIn: new SecondFactorSignIn(pendingSignIns, users, twoFactor, signIn, new SignInThrottle(), audit),
+      /** Where each member stands with their organization's two-factor requirement. */
+      twoFactorStandings,
     },
     /**
      * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins
-     * over a session cookie. Each is refused from outside its organization's IP allowlist.
+     * over a session cookie.
      */
-    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(
-      (resolver): CredentialResolver => new AllowlistedResolver(resolver, network),
-    ),
+    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(guarded),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
+      ...twoFactorRoutes(twoFactor, profile, now),
       ...sessionsRoutes(sessions, cookie, locate, now),
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),

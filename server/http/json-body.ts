@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { InvalidRequestError } from '../errors.js';
 
-const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
+// DELETE too: removing a second factor carries the password (CONTRACT.md, two-factor authentication).
+const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * JSON bodies only: any other content type with a body is refused before parsing. Any JSON value
@@ -23,7 +24,7 @@ export function jsonBody(limitBytes: number): Middleware[] {
     text: false,
     multipart: false,
     jsonLimit: limitBytes,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH],
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     onError: (error) => {
       throw error;
     },

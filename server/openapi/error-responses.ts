@@ -46,6 +46,12 @@ export const errorCodes = [
   'rate_limited',
   'storage_unavailable',
   'invalid_metrics_token',
+  'invalid_code',
+  'already_enabled',
+  'no_enrollment',
+  'two_factor_not_enabled',
+  'reauthentication_required',
+  'two_factor_required',
 ] as const;
 
 export const errorBody = z

@@ -4,6 +4,7 @@ import type { Accounts } from '../auth/create-accounts.js';
 import type { User } from '../auth/identity/user.js';
 import type { LinkPurpose } from '../auth/one-time-links/link-purpose.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
+import type { HostCookie } from '../http/host-cookie.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
@@ -24,6 +25,8 @@ export const linkPagePaths = ['/invitations/:token', '/password-reset/:token'] a
 export interface LinkPagesDependencies {
   accounts: Accounts;
   sessionCookie: SessionCookie;
+  /** Holds a sign-in waiting for its second factor: a link stands for the password, never for the second factor. */
+  pendingSignInCookie: HostCookie;
   loginCsrf: LoginCsrf;
   renderer: PageRenderer;
   now: () => Date;
@@ -38,7 +41,7 @@ const expiredForm = 'This form has expired. Please try again.';
  * sign-in form's CSRF token: no other site can make a browser accept a link of its own.
  */
 export function linkPages(router: Router, deps: LinkPagesDependencies): void {
-  const { accounts, sessionCookie, loginCsrf, renderer, now } = deps;
+  const { accounts, sessionCookie, pendingSignInCookie, loginCsrf, renderer, now } = deps;
   const [invitationPath, resetPath] = linkPagePaths;
 
   const linkNotValid = (ctx: Context, purpose: LinkPurpose) =>
@@ -60,11 +63,15 @@ export function linkPages(router: Router, deps: LinkPagesDependencies): void {
   const showRequest = (ctx: Context, status: number, props: { requested?: boolean; error?: string } = {}) =>
     renderer.send(ctx, { status, title: 'Reset your password' }, <ResetRequestPage csrfToken={loginCsrf.formToken(ctx)} {...props} />);
 
-  /** The link was used: the browser is signed in as its holder, with a new session. */
+  /** The link was used: the browser is signed in as its holder with a new session, once their second factor (if any) passes. */
   const signInAndGo = (ctx: Context, user: User, via: LinkPurpose, at: Date) => {
-    const started = accounts.signIn.signInThroughLink(user, { ...requestClient(ctx), currentToken: sessionCookie.read(ctx) }, via, at);
+    const outcome = accounts.signIn.signInThroughLink(user, { ...requestClient(ctx), currentToken: sessionCookie.read(ctx) }, via, at);
     loginCsrf.spend(ctx);
-    ctx.append('Set-Cookie', sessionCookie.issue(started.token));
+    if (outcome.kind === 'second_factor') {
+      ctx.append('Set-Cookie', pendingSignInCookie.issue(outcome.pendingToken));
+      return seeOther(ctx, '/login/two-factor');
+    }
+    ctx.append('Set-Cookie', sessionCookie.issue(outcome.token));
     seeOther(ctx, '/');
   };
 

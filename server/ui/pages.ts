@@ -7,6 +7,7 @@ import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolve
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
+import { HostCookie } from '../http/host-cookie.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
 import { formBody, formField } from './form-body.js';
@@ -18,6 +19,7 @@ import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
+import { twoFactorPages } from './two-factor-pages.js';
 
 export interface PagesDependencies {
   accounts: Accounts;
@@ -43,9 +45,11 @@ export function pages(deps: PagesDependencies): Middleware {
   const signedIn = authenticate(deps.credentials((ctx) => formField(ctx, 'csrf_token')), deps.now);
   for (const asset of assets.routes()) router.get(asset.path, asset.send);
   const loginCsrf = new LoginCsrf(deps.publicUrl);
-  signInPages(router, { ...deps, loginCsrf, renderer }, signedIn);
-  linkPages(router, { ...deps, loginCsrf, renderer });
-  homePages(router, deps.accounts, renderer, signedIn);
+  const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
+  signInPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer }, signedIn);
+  linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
+  homePages(router, deps.accounts, renderer, signedIn, deps.now);
+  twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;
   const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));

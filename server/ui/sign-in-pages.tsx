@@ -4,9 +4,11 @@ import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
-import { SignInThrottledError } from '../auth/sessions/sign-in-service.js';
+import { SignInThrottledError, type SignedIn, type SignInOutcome } from '../auth/sessions/sign-in-service.js';
 import { AuthenticationError, PermissionError } from '../errors.js';
+import type { HostCookie } from '../http/host-cookie.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
+import { enrollmentPath } from './enrollment-path.js';
 import { formField } from './form-body.js';
 import { LoginPage, type LoginPageProps } from './login-page.js';
 import type { LoginCsrf } from './login-csrf.js';
@@ -16,18 +18,21 @@ import { viewerOf } from './page-viewer.js';
 import { retryInWords } from './retry-in-words.js';
 import { safeNextPath } from './safe-next-path.js';
 import { seeOther } from './see-other.js';
+import { TwoFactorLoginPage, type TwoFactorLoginPageProps } from './two-factor-login-page.js';
 
 export interface SignInPagesDependencies {
   accounts: Accounts;
   sessionCookie: SessionCookie;
+  /** Holds a pending sign-in's token between the password and the second factor. */
+  pendingSignInCookie: HostCookie;
   loginCsrf: LoginCsrf;
   renderer: PageRenderer;
   now: () => Date;
 }
 
-/** `{auth_url}/login` and `/logout`. `signedIn` resolves the page session (CSRF token from the form) into `ctx.state.auth`. */
+/** `{auth_url}/login`, `/login/two-factor` and `/logout`. `signedIn` resolves the page session (CSRF token from the form) into `ctx.state.auth`. */
 export function signInPages(router: Router, deps: SignInPagesDependencies, signedIn: Middleware): void {
-  const { accounts, sessionCookie, loginCsrf, renderer, now } = deps;
+  const { accounts, sessionCookie, pendingSignInCookie, loginCsrf, renderer, now } = deps;
   const showLogin = (ctx: Context, status: number, props: Omit<LoginPageProps, 'csrfToken'>) =>
     renderer.send(ctx, { status, title: 'Sign in' }, <LoginPage csrfToken={loginCsrf.formToken(ctx)} {...props} />);
 
@@ -48,24 +53,67 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return refuse(403, 'This form has expired. Please sign in again.');
     if (email === '' || password === '') return refuse(400, 'Enter your email and password.');
     const at = now();
-    let token: string;
+    let outcome: SignInOutcome;
     try {
-      ({ token } = await accounts.signIn.signIn(
-        { email, password, ip: ctx.ip, userAgent: ctx.get('User-Agent'), currentToken: sessionCookie.read(ctx) },
-        at,
-      ));
+      outcome = await accounts.signIn.signIn({ email, password, ip: ctx.ip, userAgent: ctx.get('User-Agent'), currentToken: sessionCookie.read(ctx) }, at);
     } catch (error) {
-      if (error instanceof SignInThrottledError) {
-        sendRateLimitHeaders(ctx, error.decision, at.getTime());
-        return refuse(429, `Too many sign-in attempts. Try again in ${retryInWords(error.decision, at)}.`);
-      }
+      if (error instanceof SignInThrottledError) return refuse(429, throttledMessage(ctx, error, at));
       if (error instanceof AuthenticationError) return refuse(401, 'The email or password is wrong.');
       throw error;
     }
-    loginCsrf.spend(ctx);
-    ctx.append('Set-Cookie', sessionCookie.issue(token));
-    seeOther(ctx, next);
+    if (outcome.kind === 'second_factor') {
+      ctx.append('Set-Cookie', pendingSignInCookie.issue(outcome.pendingToken));
+      return seeOther(ctx, next === '/' ? '/login/two-factor' : `/login/two-factor?${new URLSearchParams({ next })}`);
+    }
+    enterSession(ctx, outcome, next, at);
   });
+
+  const showTwoFactor = (ctx: Context, status: number, props: Omit<TwoFactorLoginPageProps, 'csrfToken'>) =>
+    renderer.send(ctx, { status, title: 'Two-factor authentication' }, <TwoFactorLoginPage csrfToken={loginCsrf.formToken(ctx)} {...props} />);
+  const pendingUser = (ctx: Context) => {
+    const token = pendingSignInCookie.read(ctx);
+    return token === undefined ? undefined : accounts.secondFactorSignIn.pendingUser(token, now());
+  };
+
+  router.get('/login/two-factor', (ctx) => {
+    const next = safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
+    if (pendingUser(ctx) === undefined) return seeOther(ctx, '/login');
+    showTwoFactor(ctx, 200, { ...(next !== '/' && { next }) });
+  });
+
+  router.post('/login/two-factor', async (ctx) => {
+    const next = safeNextPath(formField(ctx, 'next') || undefined);
+    const kind = formField(ctx, 'kind') === 'recovery_code' ? 'recovery_code' : 'totp';
+    const refuse = (status: number, error: string) => showTwoFactor(ctx, status, { kind, error, ...(next !== '/' && { next }) });
+    if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return refuse(403, 'This form has expired. Please enter the code again.');
+    const pendingToken = pendingSignInCookie.read(ctx);
+    const at = now();
+    let started: SignedIn;
+    try {
+      started = await accounts.secondFactorSignIn.finish(
+        { pendingToken: pendingToken ?? '', kind, code: formField(ctx, 'code'), ip: ctx.ip, userAgent: ctx.get('User-Agent'), currentToken: sessionCookie.read(ctx) },
+        at,
+      );
+    } catch (error) {
+      if (error instanceof SignInThrottledError) return refuse(429, throttledMessage(ctx, error, at));
+      if (error instanceof AuthenticationError && error.code === 'sign_in_expired') {
+        ctx.append('Set-Cookie', pendingSignInCookie.clear());
+        return showLogin(ctx, 401, { error: 'The sign-in has expired. Please sign in again.', ...(next !== '/' && { next }) });
+      }
+      if (error instanceof AuthenticationError) return refuse(401, 'That code is wrong or was already used.');
+      throw error;
+    }
+    ctx.append('Set-Cookie', pendingSignInCookie.clear());
+    enterSession(ctx, started, next, at);
+  });
+
+  /** A session started: the browser gets its cookie and goes on, first to set up a second factor if the organization asks for one. */
+  function enterSession(ctx: Context, started: SignedIn, next: string, at: Date): void {
+    loginCsrf.spend(ctx);
+    ctx.append('Set-Cookie', sessionCookie.issue(started.token));
+    const standing = accounts.twoFactorStandings.of(started.user.org_id, started.user.id, at);
+    seeOther(ctx, standing.state === 'satisfied' ? next : enrollmentPath(next));
+  }
 
   router.get('/logout', signedIn, (ctx) => {
     const viewer = viewerOf(ctx, accounts);
@@ -84,4 +132,10 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     ctx.append('Set-Cookie', sessionCookie.clear());
     seeOther(ctx, '/login?signed_out=1');
   });
+}
+
+/** The 429 page's words, with the contract's X-RateLimit-* headers. */
+function throttledMessage(ctx: Context, error: SignInThrottledError, at: Date): string {
+  sendRateLimitHeaders(ctx, error.decision, at.getTime());
+  return `Too many sign-in attempts. Try again in ${retryInWords(error.decision, at)}.`;
 }

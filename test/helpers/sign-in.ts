@@ -32,11 +32,17 @@ export async function signIn(
   password = testPassword,
   client: { ip?: string; userAgent?: string; cookieName?: string } = {},
 ): Promise<SignedIn> {
-  const started = await server.services.accounts.signIn.signIn(
+  const outcome = await server.services.accounts.signIn.signIn(
     { email, password, ip: client.ip ?? '127.0.0.1', userAgent: client.userAgent ?? firefoxUserAgent },
     server.clock.now,
   );
-  const cookie = `${client.cookieName ?? 'dbmon_session'}=${started.token}`;
+  if (outcome.kind !== 'signed_in') throw new Error(`${email} has a second factor: sign in with signInWithSecondFactor`);
+  return signedIn(outcome, client.cookieName);
+}
+
+/** The cookie and CSRF token of a session just started, as a browser would hold them. */
+export function signedIn(started: { id: string; token: string; csrfToken: string }, cookieName = 'dbmon_session'): SignedIn {
+  const cookie = `${cookieName}=${started.token}`;
   return {
     sessionId: started.id,
     token: started.token,

@@ -2,7 +2,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { AuditOrigin } from './audit-origin.js';
 import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.js';
 
-/** What the audit log records: sign-ins, sessions, keys, users, roles, the organization and its settings, and allowlist refusals. */
+/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, and allowlist refusals. */
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
@@ -20,6 +20,10 @@ export const auditActions = [
   'organization.updated',
   'organization.settings_updated',
   'ip_allowlist.refused',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.reset',
+  'two_factor.recovery_codes_created',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -87,6 +87,7 @@ export class IdentityService {
       created_at: now.toISOString(),
       status: input.status ?? 'active',
       last_sign_in_at: null,
+      two_factor_enabled: 0,
     };
     try {
       this.users.insert(user);

@@ -17,6 +17,8 @@ export interface OrganizationSettingsRow {
   max_concurrent_sessions: number;
   require_two_factor: number;
   two_factor_grace_period_days: number;
+  /** When require_two_factor was last turned on; null while it is off. */
+  two_factor_required_since: string | null;
   ip_allowlist: string;
   auto_apply_optimizations: number;
 }

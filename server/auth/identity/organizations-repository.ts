@@ -7,6 +7,7 @@ const settingsColumns = [
   'max_concurrent_sessions',
   'require_two_factor',
   'two_factor_grace_period_days',
+  'two_factor_required_since',
   'ip_allowlist',
   'auto_apply_optimizations',
 ] as const;

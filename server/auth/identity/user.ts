@@ -14,4 +14,6 @@ export interface User {
   created_at: string;
   status: UserStatus;
   last_sign_in_at: string | null;
+  /** 1 once the user has a confirmed second factor. */
+  two_factor_enabled: number;
 }

@@ -18,6 +18,7 @@ export class UsersRepository {
   readonly #count;
   readonly #otherActiveOwners;
   readonly #delete;
+  readonly #setTwoFactorEnabled;
 
   constructor(db: Db) {
     this.#insert = db.prepare<User>(
@@ -43,6 +44,7 @@ export class UsersRepository {
       "SELECT count(*) FROM users WHERE org_id = ? AND id <> ? AND role = 'owner' AND status = 'active'",
     ).pluck();
     this.#delete = db.prepare<[string, string]>('DELETE FROM users WHERE org_id = ? AND id = ?');
+    this.#setTwoFactorEnabled = db.prepare<[number, string]>('UPDATE users SET two_factor_enabled = ? WHERE id = ?');
   }
 
   insert(user: User): void {
@@ -99,6 +101,10 @@ export class UsersRepository {
   /** Active owners of the organization other than `userId`. */
   otherActiveOwners(orgId: string, userId: string): number {
     return this.#otherActiveOwners.get(orgId, userId)!;
+  }
+
+  setTwoFactorEnabled(id: string, enabled: boolean): void {
+    this.#setTwoFactorEnabled.run(Number(enabled), id);
   }
 
   /** Removes the user; their sessions, keys and links go with them (foreign keys cascade). */

@@ -5,6 +5,7 @@ import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { Organization, OrganizationSettingsRow } from '../identity/organization.js';
 import { slugify } from '../identity/identity-service.js';
 import type { SessionLimits } from '../sessions/sessions-service.js';
+import type { TwoFactorPolicy } from '../two-factor/two-factor-standing.js';
 import { IpAllowlist } from './ip-allowlist.js';
 import type { OrganizationSettings, OrganizationSettingsChange } from './organization-schema.js';
 
@@ -68,13 +69,19 @@ export class OrganizationSettingsService {
       }
     }
     this.transaction(() => {
-      this.organizations.updateSettings(orgId, toRow(next));
+      this.organizations.updateSettings(orgId, toRow(next, requiredSince(this.#row(orgId), next, now)));
       const changes = changesOf(current, next);
       if (changes !== undefined) {
         this.audit.record({ origin, action: 'organization.settings_updated', target: { type: 'organization', id: orgId }, details: { changes } }, now);
       }
     });
     return next;
+  }
+
+  /** The organization's two-factor requirement as stored, with when it was turned on. */
+  twoFactorPolicy(orgId: string): TwoFactorPolicy {
+    const { require_two_factor, two_factor_grace_period_days, two_factor_required_since } = this.#row(orgId);
+    return { required: require_two_factor === 1, gracePeriodDays: two_factor_grace_period_days, requiredSince: two_factor_required_since };
   }
 
   sessionLimits(orgId: string): SessionLimits {
@@ -101,13 +108,20 @@ function fromRow(row: OrganizationSettingsRow): OrganizationSettings {
   };
 }
 
-function toRow(settings: OrganizationSettings): OrganizationSettingsRow {
+/** Turning the requirement on starts every member's grace period now; keeping it on keeps the start. */
+function requiredSince(current: OrganizationSettingsRow, next: OrganizationSettings, now: Date): string | null {
+  if (!next.require_two_factor) return null;
+  return current.two_factor_required_since ?? now.toISOString();
+}
+
+function toRow(settings: OrganizationSettings, twoFactorRequiredSince: string | null): OrganizationSettingsRow {
   return {
     session_idle_timeout_minutes: settings.session_idle_timeout_minutes,
     session_max_duration_hours: settings.session_max_duration_hours,
     max_concurrent_sessions: settings.max_concurrent_sessions,
     require_two_factor: Number(settings.require_two_factor),
     two_factor_grace_period_days: settings.two_factor_grace_period_days,
+    two_factor_required_since: twoFactorRequiredSince,
     ip_allowlist: JSON.stringify(settings.ip_allowlist),
     auto_apply_optimizations: Number(settings.allow_auto_apply),
   };

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
 import type { User } from '../identity/user.js';
 import type { PasswordVerifier } from '../passwords/password-hash.js';
+import type { PendingSignIns } from './pending-sign-ins.js';
 import type { SessionClient, SessionsService, StartedSession } from './sessions-service.js';
 import { ThrottledError } from '../throttling/throttled-error.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
@@ -14,6 +15,11 @@ export interface SignInAttempt extends SessionClient {
   /** The session cookie the browser already holds, if any: it ends, and the new session gets a new id. */
   currentToken?: string | undefined;
 }
+
+export type SignedIn = StartedSession & { user: User };
+
+/** A password that passed: a session, or a pending sign-in (its token, for the browser to hold) waiting for the second factor. */
+export type SignInOutcome = ({ kind: 'signed_in' } & SignedIn) | { kind: 'second_factor'; pendingToken: string };
 
 /** Refused sign-in: the account or the address has used its attempts. */
 export class SignInThrottledError extends ThrottledError {}
@@ -45,9 +51,11 @@ export class SignInService {
     private readonly throttle: SignInThrottle,
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,
+    private readonly pending: PendingSignIns,
   ) {}
 
-  async signIn(attempt: SignInAttempt, now: Date): Promise<StartedSession & { user: User }> {
+  /** A right password signs in at once, or, for a user with a second factor, starts a pending sign-in that the factor finishes. */
+  async signIn(attempt: SignInAttempt, now: Date): Promise<SignInOutcome> {
     const { user, failure } = await this.#check(attempt.email, attempt.password, attempt.ip, now);
     if (user === undefined || failure !== undefined) {
       if (user !== undefined) {
@@ -56,24 +64,33 @@ export class SignInService {
       }
       throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
     }
-    return this.#start(user, attempt, {}, now);
+    return this.#proceed(user, attempt, 'password', now);
   }
 
   /**
-   * A session for a user who just proved who they are with a one-time link (accepting an invitation,
-   * resetting the password): the link is the proof, no password is checked again.
+   * A user who just proved who they are with a one-time link (accepting an invitation, resetting the
+   * password): the link stands for the password, and a second factor is still asked for.
    */
-  signInThroughLink(user: User, client: SessionClient & { currentToken?: string | undefined }, via: 'invitation' | 'password_reset', now: Date): StartedSession {
-    return this.#start(user, client, { via }, now);
+  signInThroughLink(user: User, client: SessionClient & { currentToken?: string | undefined }, via: 'invitation' | 'password_reset', now: Date): SignInOutcome {
+    return this.#proceed(user, client, via, now);
   }
 
-  #start(user: User, client: SessionClient & { currentToken?: string | undefined }, details: Record<string, string>, now: Date): StartedSession & { user: User } {
+  #proceed(user: User, client: SessionClient & { currentToken?: string | undefined }, firstFactor: string, now: Date): SignInOutcome {
+    if (user.two_factor_enabled === 1) return { kind: 'second_factor', pendingToken: this.pending.begin(user.id, now) };
+    return { kind: 'signed_in', ...this.complete(user, client, [firstFactor], now) };
+  }
+
+  /**
+   * The one way a user who proved who they are gets a session: the session the browser held ends,
+   * the new one gets a new id, and the sign-in is recorded with the factors that proved it.
+   */
+  complete(user: User, client: SessionClient & { currentToken?: string | undefined }, factors: readonly string[], now: Date): SignedIn {
     return this.transaction(() => {
       if (client.currentToken !== undefined) this.sessions.end(client.currentToken);
       this.users.recordSignIn(user.id, now.toISOString());
       const started = this.sessions.start(user, client, now);
       const origin = originOfAttempt(user, client, started.id);
-      this.audit.record({ origin, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details }, now);
+      this.audit.record({ origin, action: 'sign_in.succeeded', target: { type: 'user', id: user.id }, details: { factors } }, now);
       return { ...started, user };
     });
   }

@@ -7,7 +7,7 @@ export function presentUser(user: User) {
     name: user.name,
     role: user.role,
     status: user.status,
-    two_factor_enabled: false,
+    two_factor_enabled: user.two_factor_enabled === 1,
     created_at: user.created_at,
     last_sign_in_at: user.last_sign_in_at,
   };

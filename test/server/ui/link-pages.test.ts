@@ -2,6 +2,7 @@ import t from 'tap';
 import { formField, PageClient, type PageResponse } from '../../helpers/page-client.js';
 import { createPasswordUser, signIn } from '../../helpers/sign-in.js';
 import { startSmtpReceiver } from '../../helpers/smtp-receiver.js';
+import { enrollTotp } from '../../helpers/two-factor.js';
 import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
@@ -135,6 +136,19 @@ t.test('invitation and password-reset pages', async (t) => {
     t.equal((await client.get(`/password-reset/${token}`)).status, 404, 'attack: the link works once');
     const audit = await server.request('GET', '/v1/audit-log?action=user.password_reset', { headers: ownerSession.headers() });
     t.match(audit.body.data[0], { target: { id: user.userId } });
+  });
+
+  await t.test('attack: a reset link stands for the password only: a user with a second factor is asked for it', async (t) => {
+    const user = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+    await enrollTotp(server, await signIn(server, user.email));
+    const token = tokenOf(server.services.accounts.passwordResets.issue(user.email, server.clock.now).url);
+    tokensSeen.push(token);
+    const client = new PageClient(server.url);
+    const done = await submit(client, `/password-reset/${token}`, { password: newPassword });
+    t.equal(done.status, 303, done.text);
+    t.equal(done.location, '/login/two-factor');
+    t.equal(client.cookies.get('dbmon_session'), undefined, 'no session before the second factor');
+    t.ok(client.cookies.get('dbmon_pending_sign_in'), 'a pending sign-in waits for it');
   });
 
   await t.test('attack: a reset link expires after an hour', async (t) => {

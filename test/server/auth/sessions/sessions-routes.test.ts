@@ -39,10 +39,12 @@ t.test('browser sessions as API credentials', async (t) => {
   await t.test('session fixation: signing in gives a new id and ends the session the browser held', async (t) => {
     const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     const first = await signIn(server, email);
-    const second = await server.services.accounts.signIn.signIn(
+    const outcome = await server.services.accounts.signIn.signIn(
       { email, password: 'plum-kettle-orbit-7', ip: '127.0.0.1', userAgent: 'test', currentToken: first.token },
       server.clock.now,
     );
+    if (outcome.kind !== 'signed_in') throw new Error('no second factor was set up');
+    const second = outcome;
     t.not(second.token, first.token);
     t.not(second.id, first.sessionId);
     t.equal((await server.request('GET', '/v1/user', { headers: first.headers() })).status, 401, 'the session held before no longer works');

@@ -1,0 +1,59 @@
+import { AuthenticationError } from '../../errors.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { User } from '../identity/user.js';
+import type { PendingSignIns } from '../sessions/pending-sign-ins.js';
+import type { SessionClient } from '../sessions/sessions-service.js';
+import { SignInThrottledError, type SignedIn, type SignInService } from '../sessions/sign-in-service.js';
+import type { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import type { SecondFactorKind, TwoFactorService } from './two-factor-service.js';
+
+export interface SecondFactorAttempt extends SessionClient {
+  /** The pending sign-in's token, from the browser. */
+  pendingToken: string;
+  kind: SecondFactorKind;
+  code: string;
+  currentToken?: string | undefined;
+}
+
+/** The identity feature's users, found again by the id a pending sign-in holds. */
+export interface PendingUsers {
+  findByIdInAnyOrganization(id: string): User | undefined;
+}
+
+/**
+ * The second step of signing in: a pending sign-in (5 minutes, 5 wrong codes) plus a right factor
+ * becomes a session through SignInService.complete. Wrong codes also count per account and per
+ * address (10 in 15 minutes, as passwords do, in counters of their own).
+ */
+export class SecondFactorSignIn {
+  constructor(
+    private readonly pending: PendingSignIns,
+    private readonly users: PendingUsers,
+    private readonly twoFactor: TwoFactorService,
+    private readonly signIn: SignInService,
+    private readonly throttle: SignInThrottle,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** The user a pending sign-in waits for, while it lasts. */
+  pendingUser(pendingToken: string, now: Date): User | undefined {
+    const pending = this.pending.find(pendingToken, now);
+    return pending === undefined ? undefined : this.users.findByIdInAnyOrganization(pending.userId);
+  }
+
+  async finish(attempt: SecondFactorAttempt, now: Date): Promise<SignedIn> {
+    const user = this.pendingUser(attempt.pendingToken, now);
+    if (user?.status !== 'active') throw new AuthenticationError('sign_in_expired', 'The sign-in has expired; enter your password again');
+    const decision = this.throttle.begin(user.email, attempt.ip, now.getTime());
+    if (!decision.allowed) throw new SignInThrottledError(decision, now.getTime());
+    if (!this.twoFactor.verify(user.id, attempt.kind, attempt.code, now)) {
+      this.pending.failed(attempt.pendingToken);
+      const origin = { orgId: user.org_id, actor: null, credential: null, ip: attempt.ip, userAgent: attempt.userAgent };
+      this.audit.record({ origin, action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason: `wrong_${attempt.kind}` } }, now);
+      throw new AuthenticationError('invalid_second_factor', 'The code is wrong or was already used');
+    }
+    this.throttle.succeeded(user.email, attempt.ip, now.getTime());
+    this.pending.end(attempt.pendingToken);
+    return this.signIn.complete(user, attempt, ['password', attempt.kind], now);
+  }
+}
