@@ -7,6 +7,7 @@ import { createApiKeys } from './auth/api-keys/create-api-keys.js';
 import { createAudit } from './auth/audit/create-audit.js';
 import { createAccounts } from './auth/create-accounts.js';
 import { createIdentity } from './auth/identity/create-identity.js';
+import { createOAuth } from './auth/oauth/create-oauth.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
 import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
@@ -105,13 +106,16 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   });
   const audit = createAudit({ db });
   const apiKeys = createApiKeys({ db, identity, generations, audit: audit.audit, transaction, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
+  const publicUrl = options.publicUrl ?? 'http://localhost';
+  const oauth = createOAuth({ db, audit: audit.audit, publicUrl, transaction });
   const accounts = createAccounts({
     db,
     identity,
     audit: audit.audit,
     generations,
     apiKeys: apiKeys.apiKeys,
-    publicUrl: options.publicUrl ?? 'http://localhost',
+    oauthTokens: oauth.oauth.tokens,
+    publicUrl,
     mailer: options.mailer,
     transaction,
   });
@@ -123,6 +127,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       apiKeys: apiKeys.apiKeys,
       /** Sign-in, sessions, the caller's profile and the organization's settings. */
       accounts: { ...accounts.accounts, audit: audit.audit },
+      /** OAuth applications, the authorization endpoint and tokens (dbmon as an authorization server). */
+      oauth: oauth.oauth,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -158,6 +164,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [
       ...apiKeys.routes(now),
       ...accounts.routes(now),
+      ...oauth.routes(now),
       ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),

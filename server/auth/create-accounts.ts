@@ -7,11 +7,13 @@ import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
+import { OAuthTokenResolver } from './credentials/oauth-token-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
 import { OrganizationsRepository } from './identity/organizations-repository.js';
 import { UsersRepository } from './identity/users-repository.js';
+import type { OAuthTokensService } from './oauth/oauth-tokens-service.js';
 import { OneTimeLinks } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
 import type { IpAllowlist } from './organizations/ip-allowlist.js';
@@ -40,8 +42,10 @@ export interface AccountsDependencies {
   audit: AuditLog;
   /** Change counters of the credential tables: the organizations' parsed allowlists are kept until one changes. */
   generations: TableGenerations;
-  /** The API key feature: the first credential /v1 looks for. */
+  /** The API key feature: the credential /v1 looks for in an Authorization header. */
   apiKeys: ApiKeysService;
+  /** OAuth access tokens (`dbm_oat_...`), looked for before keys in the same header. */
+  oauthTokens: OAuthTokensService;
   /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
@@ -50,7 +54,7 @@ export interface AccountsDependencies {
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, audit, generations, apiKeys, publicUrl, mailer, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, audit, generations, apiKeys, oauthTokens, publicUrl, mailer, transaction }: AccountsDependencies) {
   const users = new UsersRepository(db);
   const organizations = new OrganizationsRepository(db);
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
@@ -78,7 +82,7 @@ export function createAccounts({ db, identity, audit, generations, apiKeys, publ
      * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins
      * over a session cookie. Each is refused from outside its organization's IP allowlist.
      */
-    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(
+    credentials: [new OAuthTokenResolver(oauthTokens), new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(
       (resolver): CredentialResolver => new AllowlistedResolver(resolver, network),
     ),
     routes: (now: () => Date): RouteDefinition[] => [

@@ -49,6 +49,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
         ...(route.params && { params: route.params }),
         ...(route.query && { query: route.query }),
         ...(route.body && { body: { required: true, content: { 'application/json': { schema: route.body } } } }),
+        ...(route.form && { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: route.form } } } }),
       },
       responses: Object.fromEntries(
         Object.entries(route.responses).map(([status, response]) => [

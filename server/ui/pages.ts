@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
+import type { OAuth } from '../auth/oauth/create-oauth.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -13,6 +14,7 @@ import { formBody, formField } from './form-body.js';
 import { homePages } from './home-pages.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
 import { LoginCsrf } from './login-csrf.js';
+import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { signInPages } from './sign-in-pages.js';
@@ -20,6 +22,8 @@ import { StaticAssets } from './static-assets.js';
 
 export interface PagesDependencies {
   accounts: Accounts;
+  /** The OAuth authorization endpoint's service, behind `/oauth/authorize`. */
+  oauth: OAuth;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -43,6 +47,7 @@ export function pages(deps: PagesDependencies): Middleware {
   for (const asset of assets.routes()) router.get(asset.path, asset.send);
   signInPages(router, { ...deps, loginCsrf: new LoginCsrf(deps.publicUrl), renderer }, signedIn);
   homePages(router, deps.accounts, renderer, signedIn);
+  oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   // Exact paths, no parameters: a path is the pages' when one of their routes has it.
   const paths = new Set(router.stack.map((layer) => String(layer.path)));
 

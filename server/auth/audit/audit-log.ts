@@ -2,7 +2,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { AuditOrigin } from './audit-origin.js';
 import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.js';
 
-/** What the audit log records: sign-ins, sessions, keys, users, roles, the organization and its settings, and allowlist refusals. */
+/** What the audit log records: sign-ins, sessions, keys, users, roles, the organization and its settings, allowlist refusals, OAuth applications and authorizations. */
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
@@ -17,6 +17,10 @@ export const auditActions = [
   'organization.updated',
   'organization.settings_updated',
   'ip_allowlist.refused',
+  'oauth_application.created',
+  'oauth_application.deleted',
+  'oauth_authorization.granted',
+  'oauth_authorization.revoked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 
