@@ -1,15 +1,5 @@
-import type { OAuthScope } from '../auth/oauth/oauth-scopes.js';
+import { scopeDescriptions, type OAuthScope } from '../auth/oauth/oauth-scopes.js';
 import type { Role } from '../auth/permissions.js';
-
-const scopeWords: Record<OAuthScope, string> = {
-  databases: 'Monitored databases: their list, settings and connections',
-  metrics: 'Metrics of your databases: current values and history',
-  queries: 'Slow queries and their statistics',
-  alerts: 'Alerts and alert rules',
-  optimizations: 'Optimizations: index analyses and applying them',
-  webhooks: 'Webhooks: where events are sent',
-  api_keys: 'Your API keys, sessions and authorized applications',
-};
 
 export interface ConsentPageProps {
   csrfToken: string;
@@ -30,7 +20,7 @@ export function ConsentPage({ csrfToken, application, owner, scopes, role, param
       <p>{`${application}, registered by the organization ${owner}, asks to act for you in dbmon with access to:`}</p>
       <ul class="scopes">
         {scopes.map((scope) => (
-          <li key={scope}>{scopeWords[scope]}</li>
+          <li key={scope}>{scopeDescriptions[scope]}</li>
         ))}
       </ul>
       <p class="muted">

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
@@ -29,7 +30,12 @@ import type { OAuthTokensService } from './oauth-tokens-service.js';
 const tag = 'OAuth';
 const userTokenNote = 'Through a personal token, the token needs the `api_keys` scope.';
 const oauthErrors = {
-  400: { description: 'RFC 6749 §5.2: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope', schema: oauthErrorBody },
+  400: {
+    description:
+      'RFC 6749 §5.2: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope. A body that is no form at all ' +
+      '(another content type, too large) is refused before the endpoint with the Error envelope.',
+    schema: z.union([oauthErrorBody, errorBody]),
+  },
   401: { description: 'invalid_client: unknown client or failed client authentication', schema: oauthErrorBody },
   429: { description: 'Too many requests from this client address', schema: errorBody },
 };

@@ -4,6 +4,17 @@ import { defaultScopes, scopes, type Scope } from '../permissions.js';
 export const oauthScopes = scopes.filter((scope) => scope !== 'agent') as Exclude<Scope, 'agent'>[];
 export type OAuthScope = (typeof oauthScopes)[number];
 
+/** Each scope in words: on the consent page and in the OpenAPI document's oauth2 scheme. */
+export const scopeDescriptions: Record<OAuthScope, string> = {
+  databases: 'Monitored databases: their list, settings and connections',
+  metrics: 'Metrics of your databases: current values and history',
+  queries: 'Slow queries and their statistics',
+  alerts: 'Alerts and alert rules',
+  optimizations: 'Optimizations: index analyses and applying them',
+  webhooks: 'Webhooks: where events are sent',
+  api_keys: 'Your API keys, sessions and authorized applications',
+};
+
 /** An application registered without a list gets the default key scopes. */
 export const defaultOAuthScopes = defaultScopes as readonly OAuthScope[];
 
