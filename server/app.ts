@@ -62,7 +62,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(onlyUnderV1(authenticate(deps.credentials, now)));
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
   app.use(unmatched());
-  for (const middleware of jsonBody(deps.bodyLimitBytes)) app.use(middleware);
+  const formPaths = new Set(routes.filter((route) => route.form !== undefined).map((route) => route.path));
+  for (const middleware of jsonBody(deps.bodyLimitBytes, formPaths)) app.use(middleware);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

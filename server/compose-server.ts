@@ -29,6 +29,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     credentials,
     pages: pages({
       accounts: services.accounts,
+      oauth: services.oauth,
       sessionCookie: pageSessions.cookie,
       credentials: pageSessions.credentials,
       publicUrl: options.publicUrl ?? 'http://localhost',

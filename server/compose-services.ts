@@ -9,6 +9,7 @@ import type { CityResponse, Reader } from 'maxmind';
 import { createAccounts } from './auth/create-accounts.js';
 import { sessionLocator } from './auth/sessions/session-location.js';
 import { createIdentity } from './auth/identity/create-identity.js';
+import { createOAuth } from './auth/oauth/create-oauth.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
 import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
@@ -109,6 +110,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   });
   const audit = createAudit({ db });
   const apiKeys = createApiKeys({ db, identity, generations, audit: audit.audit, transaction, maxLivePerOrganization: options.maxLiveApiKeysPerOrganization });
+  const publicUrl = options.publicUrl ?? 'http://localhost';
+  const oauth = createOAuth({ db, audit: audit.audit, publicUrl, transaction });
   const accounts = createAccounts({
     db,
     identity,
@@ -118,7 +121,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     generations,
     apiKeys: apiKeys.apiKeys,
     personalKeys: apiKeys.records,
-    publicUrl: options.publicUrl ?? 'http://localhost',
+    oauthTokens: oauth.oauth.tokens,
+    publicUrl,
     mailer: options.mailer,
     locate: sessionLocator(options.geoip),
     secretBox,
@@ -132,6 +136,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       apiKeys: apiKeys.apiKeys,
       /** Sign-in, sessions, the caller's profile and the organization's settings. */
       accounts: { ...accounts.accounts, audit: audit.audit },
+      /** OAuth applications, the authorization endpoint and tokens (dbmon as an authorization server). */
+      oauth: oauth.oauth,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -167,6 +173,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [
       ...apiKeys.routes(now),
       ...accounts.routes(now),
+      ...oauth.routes(now),
       ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),

@@ -7,10 +7,12 @@ import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
 import { ApiKeyResolver } from './credentials/api-key-resolver.js';
+import { OAuthTokenResolver } from './credentials/oauth-token-resolver.js';
 import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
 import { TwoFactorEnforcedResolver } from './credentials/two-factor-enforced-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
+import type { OAuthTokensService } from './oauth/oauth-tokens-service.js';
 import { OneTimeLinks, type LinkHolders } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
 import type { IpAllowlist } from './organizations/ip-allowlist.js';
@@ -51,10 +53,12 @@ export interface AccountsDependencies {
   audit: AuditLog;
   /** Change counters of the credential tables: the organizations' parsed allowlists are kept until one changes. */
   generations: TableGenerations;
-  /** The API key feature: the first credential /v1 looks for. */
+  /** The API key feature: the credential /v1 looks for in an Authorization header. */
   apiKeys: ApiKeysService;
   /** The API key feature's records: a disabled user's personal tokens go with them. */
   personalKeys: PersonalKeys;
+  /** OAuth access tokens (`dbm_oat_...`), looked for before keys in the same header. */
+  oauthTokens: OAuthTokensService;
   /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
   publicUrl: string;
   /** Present when `email.smtp_url` is configured: links are then mailed too. */
@@ -67,7 +71,7 @@ export interface AccountsDependencies {
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, publicUrl, mailer, locate, secretBox, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const pendingSignIns = new PendingSignIns();
@@ -103,7 +107,7 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
      * The credentials `/v1` accepts, in the order they are looked for: an Authorization header wins
      * over a session cookie.
      */
-    credentials: [new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(guarded),
+    credentials: [new OAuthTokenResolver(oauthTokens), new ApiKeyResolver(apiKeys), new SessionCookieResolver(sessions, cookie)].map(guarded),
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
       ...twoFactorRoutes(twoFactor, profile, now),

@@ -2,7 +2,7 @@ import type { Plan } from './identity/plans.js';
 import type { Access, Role, Scope } from './permissions.js';
 
 /** How a request proved who it is; routes name the kinds they accept. */
-export const credentialKinds = ['personal_token', 'service_account_key', 'session'] as const;
+export const credentialKinds = ['personal_token', 'service_account_key', 'session', 'oauth_token'] as const;
 export type CredentialKind = (typeof credentialKinds)[number];
 
 /** What acts for a person (the account security endpoints accept only these): their browser session or a personal token. */
@@ -13,11 +13,11 @@ export type Actor = { kind: 'user'; userId: string; role: Role } | { kind: 'serv
 
 export interface Credential {
   kind: CredentialKind;
-  /** `key_...` or `sess_...`. */
+  /** `key_...`, `sess_...`, or for an OAuth access token the user's authorization of the application, `authz_...`. */
   id: string;
   /** What the credential itself was granted; `Principal.access` may be narrower (the user's role, the service account's permission). */
   permission: Access;
-  /** When an API key expires; null for keys without expiry and for sessions (their expiry moves with use). */
+  /** When an API key or OAuth access token expires; null for keys without expiry and for sessions (their expiry moves with use). */
   expiresAt: string | null;
 }
 

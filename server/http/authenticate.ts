@@ -70,6 +70,7 @@ const credentialName: Record<CredentialKind, string> = {
   personal_token: 'personal access token',
   service_account_key: 'service-account key',
   session: 'browser session',
+  oauth_token: 'OAuth access token',
 };
 
 /** What holds a principal to read: the credential itself, or the role or service account it acts for. */

@@ -6,24 +6,27 @@ import { InvalidRequestError } from '../errors.js';
 const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * JSON bodies only: any other content type with a body is refused before parsing. Any JSON value
- * parses (so `null` is not called invalid JSON); a value that is not an object is then refused as such.
+ * JSON bodies only, but url-encoded ones on `formPaths` (the OAuth endpoints): any other content type
+ * with a body is refused before parsing. Any JSON value parses (so `null` is not called invalid JSON);
+ * a value that is not an object is then refused as such.
  */
-export function jsonBody(limitBytes: number): Middleware[] {
+export function jsonBody(limitBytes: number, formPaths: ReadonlySet<string> = new Set()): Middleware[] {
   const requireJson: Middleware = async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (methodsWithBody.has(ctx.method) && hasBody && !ctx.is('application/json')) {
-      throw new InvalidRequestError('unsupported_content_type', 'Send the request body as application/json', 'Content-Type');
+    const expected = formPaths.has(ctx.path) ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (methodsWithBody.has(ctx.method) && hasBody && !ctx.is(expected)) {
+      throw new InvalidRequestError('unsupported_content_type', `Send the request body as ${expected}`, 'Content-Type');
     }
     await next();
   };
   const parse = koaBody({
     json: true,
     jsonStrict: false,
-    urlencoded: false,
+    urlencoded: true,
     text: false,
     multipart: false,
     jsonLimit: limitBytes,
+    formLimit: limitBytes,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     onError: (error) => {
       throw error;

@@ -35,6 +35,12 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * A url-encoded body (the OAuth endpoints): documented, accepted instead of JSON on this path, and
+   * handed to the handler unparsed in `ctx.request.body`, since such an endpoint answers faults in its
+   * own format (RFC 6749 §5.2).
+   */
+  form?: z.ZodObject;
   /** Check the body with compiledBodyParser (a hot route whose body schema has no defaults or transforms). */
   compiledBody?: true;
   responses: Record<number, RouteResponse>;

@@ -18,6 +18,9 @@ export const errorCodes = [
   'invalid_api_key',
   'expired_api_key',
   'revoked_api_key',
+  'invalid_access_token',
+  'expired_access_token',
+  'revoked_access_token',
   'invalid_session',
   'session_expired',
   'invalid_credentials',
@@ -79,6 +82,7 @@ export const errorResponses: Record<number, RouteResponse> = {
   401: {
     description:
       'Missing, malformed, unknown, expired or revoked API key (or the key it was made with is revoked or expired, or its user no longer exists); ' +
+      'an OAuth access token that is unknown, expired or revoked, or acts for a user who is no longer active (`invalid_access_token`, `expired_access_token`, `revoked_access_token`); ' +
       'or a session cookie that names no live session (`invalid_session`, `session_expired`)',
     schema: errorBody,
   },

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { scopeDescriptions } from '../auth/oauth/oauth-scopes.js';
 import { credentialKinds } from '../auth/principal.js';
 import type { RouteDefinition } from '../http/route.js';
 
@@ -18,7 +19,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
   const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key: dbm_pat_... (personal) or dbm_sak_... (service account)',
+    description: 'An API key: dbm_pat_... (personal) or dbm_sak_... (service account); or an OAuth access token, dbm_oat_... (see oauth2)',
   });
   const cookie = registry.registerComponent('securitySchemes', 'sessionCookie', {
     type: 'apiKey',
@@ -28,11 +29,23 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
       'A browser session (`__Host-dbmon_session` when server.public_url is https). Requests other than GET, HEAD and OPTIONS also need ' +
       'the header X-CSRF-Token with the csrf_token of GET /v1/user.',
   });
+  const oauth2 = registry.registerComponent('securitySchemes', 'oauth2', {
+    type: 'oauth2',
+    description:
+      'An OAuth 2.0 access token (dbm_oat_...) of an application acting for a user, sent as `Authorization: Bearer`: the user\'s role at request time, ' +
+      'narrowed to the granted scopes. Authorization code flow with PKCE (S256); metadata at /.well-known/oauth-authorization-server.',
+    flows: {
+      authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/v1/oauth/token', refreshUrl: '/v1/oauth/token', scopes: scopeDescriptions },
+    },
+  });
   const securityOf = (route: RouteDefinition) => {
     if (route.auth === 'public') return [];
+    const { scope } = route.auth;
     const accepted = route.auth.credentials ?? credentialKinds;
     return [
       ...(accepted.some((kind) => kind !== 'session') ? [{ [bearer.name]: [] }] : []),
+      // No OAuth token ever holds the agent scope.
+      ...(accepted.includes('oauth_token') && scope !== 'agent' ? [{ [oauth2.name]: scope === undefined ? [] : [scope] }] : []),
       ...(accepted.includes('session') ? [{ [cookie.name]: [] }] : []),
     ];
   };
@@ -49,6 +62,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
         ...(route.params && { params: route.params }),
         ...(route.query && { query: route.query }),
         ...(route.body && { body: { required: true, content: { 'application/json': { schema: route.body } } } }),
+        ...(route.form && { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: route.form } } } }),
       },
       responses: Object.fromEntries(
         Object.entries(route.responses).map(([status, response]) => [

@@ -4,16 +4,17 @@ import type { Context } from 'koa';
 /**
  * Everything a page may load comes from this server; scripts run only with this response's nonce
  * (`ctx.state.cspNonce`, for a `<script nonce>`): no 'strict-dynamic', so a script element made
- * without the nonce never runs, whoever made it. No page may be framed, and forms post only here.
+ * without the nonce never runs, whoever made it. No page may be framed, and forms post only here,
+ * their answers redirecting only here or to `formTargets` (Chromium holds a form's redirects to form-action too).
  */
-function contentSecurityPolicy(nonce: string): string {
+function contentSecurityPolicy(nonce: string, formTargets: readonly string[] = []): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     "style-src 'self'",
     "img-src 'self'",
     "connect-src 'self'",
-    "form-action 'self'",
+    ["form-action 'self'", ...formTargets].join(' '),
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "object-src 'none'",
@@ -39,4 +40,12 @@ export function setPageSecurityHeaders(ctx: Context, https: boolean): void {
     'Cache-Control': 'no-store',
   });
   if (https) ctx.set('Strict-Transport-Security', 'max-age=31536000');
+}
+
+/**
+ * Lets the forms of this page lead to `url`'s origin: the OAuth consent form's answer redirects the
+ * browser to the application's (registered, exactly matched) redirect URI.
+ */
+export function allowFormRedirectTo(ctx: Context, url: string): void {
+  ctx.set('Content-Security-Policy', contentSecurityPolicy(ctx.state.cspNonce as string, [new URL(url).origin]));
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
+import type { OAuth } from '../auth/oauth/create-oauth.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -15,6 +16,7 @@ import { homePages } from './home-pages.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
 import { linkPagePaths, linkPages } from './link-pages.js';
 import { LoginCsrf } from './login-csrf.js';
+import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { signInPages } from './sign-in-pages.js';
@@ -23,6 +25,8 @@ import { twoFactorPages } from './two-factor-pages.js';
 
 export interface PagesDependencies {
   accounts: Accounts;
+  /** The OAuth authorization endpoint's service, behind `/oauth/authorize`. */
+  oauth: OAuth;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -50,6 +54,7 @@ export function pages(deps: PagesDependencies): Middleware {
   linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
   homePages(router, deps.accounts, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
+  oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;
   const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));

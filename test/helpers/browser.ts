@@ -15,6 +15,8 @@ const screenshotRoot = fileURLToPath(new URL('../../.tap/screenshots/', import.m
 export interface PageOptions {
   /** Console errors the test provokes on purpose (a CSP refusal); any other fails the test. */
   expectedConsoleErrors?: RegExp[];
+  /** Origins besides the server's the page may reach: an OAuth client's callback the test runs. */
+  allowedOrigins?: string[];
 }
 
 export interface WatchedPage {
@@ -60,7 +62,8 @@ export class BrowserUnderTest {
     page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.message}`));
     await page.route('**/*', (route) => {
       const url = route.request().url();
-      if (new URL(url).origin === this.origin) return route.continue();
+      const origin = new URL(url).origin;
+      if (origin === this.origin || options.allowedOrigins?.includes(origin)) return route.continue();
       offOrigin.push(url);
       return route.abort('blockedbyclient');
     });

@@ -76,6 +76,8 @@ export async function startTestServer(
     trustedProxies?: string[];
     /** Config server.public_url (https: a Secure, __Host- session cookie). */
     publicUrl?: string;
+    /** The loopback port to listen on (default: any free one); with `publicUrl` of the same port, the server's own address is its public URL (the OAuth issuer). */
+    port?: number;
     /** A fixture metric catalog (its extra columns added to the state database beforehand). */
     catalog?: MetricCatalog;
     /** Config email.smtp_url and email.from: invitations and password resets are mailed. */
@@ -115,7 +117,7 @@ export async function startTestServer(
     ...(options.geoipDatabase !== undefined && { geoip: await openGeoipDatabase(options.geoipDatabase) }),
   });
   const { app, services } = composed;
-  const server: Server = await listen(app, '127.0.0.1', 0, logger);
+  const server: Server = await listen(app, '127.0.0.1', options.port ?? 0, logger);
   // Client and server share this process: when a test blocks the event loop past the 5 s default,
   // the server's idle timer and fetch's reuse of that socket race, and the request dies with ECONNRESET.
   server.keepAliveTimeout = 60_000;

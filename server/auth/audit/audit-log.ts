@@ -2,7 +2,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { AuditOrigin } from './audit-origin.js';
 import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.js';
 
-/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, and allowlist refusals. */
+/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, allowlist refusals, OAuth applications and authorizations. */
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
@@ -24,6 +24,10 @@ export const auditActions = [
   'two_factor.disabled',
   'two_factor.reset',
   'two_factor.recovery_codes_created',
+  'oauth_application.created',
+  'oauth_application.deleted',
+  'oauth_authorization.granted',
+  'oauth_authorization.revoked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

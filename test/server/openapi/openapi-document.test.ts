@@ -16,13 +16,18 @@ type Doc = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, any>; securitySchemes: Record<string, { type: string; scheme: string }> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- schemas are arbitrary JSON
+  components: {
+    schemas: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- schemas are arbitrary JSON
+    securitySchemes: Record<string, { type: string; scheme: string; flows: { authorizationCode: { scopes: Record<string, string> } } }>;
+  };
 };
 
 const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Outside /v1 (health, Prometheus) no API key or rate limit applies; under /v1 only the document itself is public. */
 const isPublic = (path: string) => !path.startsWith('/v1/') || path === '/v1/openapi.json';
 const publicOperations = ['GET /healthz', 'GET /readyz', 'GET /v1/openapi.json'];
+/** Public under /v1 but counted per client address: the OAuth token and revocation endpoints, which answer RFC 6749 errors. */
+const oauthClientPaths = ['/v1/oauth/token', '/v1/oauth/revoke'];
 const expectedOperations = [
   'GET /v1/databases',
   'POST /v1/databases',
@@ -121,18 +126,32 @@ t.test('the OpenAPI document', async (t) => {
   await t.test('every non-public operation declares bearer auth (and a session cookie but on /v1/agent/*) and its error responses', async (t) => {
     t.same(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
     t.same(doc.components.securitySchemes.sessionCookie, { ...doc.components.securitySchemes.sessionCookie, type: 'apiKey', in: 'cookie', name: 'dbmon_session' });
+    t.match(doc.components.securitySchemes.oauth2, { type: 'oauth2', flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/v1/oauth/token' } } });
+    t.same(doc.paths['/v1/databases']!.get!.security, [{ bearerAuth: [] }, { oauth2: ['databases'] }, { sessionCookie: [] }], 'an OAuth token with the databases scope reads databases');
+    t.same(doc.paths['/v1/user']!.get!.security, [{ bearerAuth: [] }, { sessionCookie: [] }], 'account endpoints take no OAuth token');
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const method of methods) {
         const operation = item[method];
         if (operation === undefined) continue;
         const name = `${method.toUpperCase()} ${path}`;
+        if (oauthClientPaths.includes(path)) {
+          t.same(operation.security ?? [], [], `${name} authenticates the client itself`);
+          t.ok(operation.responses['429'], `${name} is rate limited per client address`);
+          t.equal(operation.responses['401']?.content?.['application/json']?.schema?.$ref, '#/components/schemas/OAuthError', `${name} 401 is an RFC 6749 error`);
+          t.ok(operation.requestBody?.content['application/x-www-form-urlencoded'], `${name} takes a form`);
+          continue;
+        }
         if (isPublic(path)) {
           t.same(operation.security ?? [], [], `${name} needs no API key`);
           t.notOk(operation.responses['429'], `${name} is not rate limited, so documents no 429`);
           continue;
         }
         if (path.startsWith('/v1/agent/')) t.same(operation.security, [{ bearerAuth: [] }], `${name} needs a bearer key, never a session`);
-        else t.same(operation.security, [{ bearerAuth: [] }, { sessionCookie: [] }], `${name} needs a bearer key or a session`);
+        else {
+          const [oauthScopes = []] = (operation.security ?? []).filter((requirement) => 'oauth2' in requirement).map((requirement) => requirement.oauth2!);
+          t.same(operation.security?.filter((requirement) => !('oauth2' in requirement)), [{ bearerAuth: [] }, { sessionCookie: [] }], `${name} needs a bearer key or a session`);
+          t.ok(oauthScopes.every((scope) => scope in doc.components.securitySchemes.oauth2!.flows.authorizationCode.scopes), `${name} names OAuth scopes the scheme lists`);
+        }
         for (const status of ['401', '403', '429']) {
           t.ok(operation.responses[status], `${name} documents ${status}`);
           t.equal(operation.responses[status]?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${name} ${status} uses the Error body`);

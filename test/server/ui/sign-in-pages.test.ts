@@ -68,7 +68,7 @@ t.test('sign-in pages', async (t) => {
   await t.test('pages are not in the OpenAPI document', async (t) => {
     const document = (await server.request('GET', '/v1/openapi.json')).body as { paths: Record<string, unknown> };
     for (const path of ['/', '/login', '/logout']) t.notOk(path in document.paths, path);
-    t.ok(Object.keys(document.paths).every((path) => path.startsWith('/v1/') || ['/healthz', '/readyz', '/metrics'].includes(path)));
+    t.ok(Object.keys(document.paths).every((path) => path.startsWith('/v1/') || ['/healthz', '/readyz', '/metrics', '/.well-known/oauth-authorization-server'].includes(path)));
   });
 
   await t.test('login CSRF: a form posted without the token of this browser signs no one in', async (t) => {
