@@ -115,7 +115,7 @@ t.test('an unreachable snapshot stores no statement interval', async (t) => {
 });
 
 t.test('an interval starts at the previous reachable snapshot', async (t) => {
-  const intervalStart = server.db.prepare('SELECT interval_start_ts FROM query_samples WHERE database_id = ? AND ts = ?').pluck();
+  const intervalStart = server.db.prepare('SELECT interval_start_ts FROM statement_intervals WHERE database_id = ? AND ts = ?').pluck();
   t.equal(intervalStart.get(databaseId, start.getTime() - 3 * hour), start.getTime() - 25 * hour);
   t.equal(intervalStart.get(databaseId, start.getTime() - 30 * minute), start.getTime() - 2 * hour);
   t.equal(intervalStart.get(otherId, start.getTime() - 10 * minute), null, 'the first interval has no start');
@@ -131,13 +131,14 @@ t.test('an interval starts at the previous reachable snapshot', async (t) => {
 t.test('retention follows the raw samples', async (t) => {
   // Seven days on, less an hour: only the interval that ended 30 min before the start is kept.
   runPass(server.services.retention, new Date(start.getTime() + 7 * 24 * hour - hour));
-  const remaining = server.db.prepare('SELECT fingerprint FROM queries WHERE database_id = ? ORDER BY fingerprint').pluck().all(databaseId);
+  const remaining = server.db.prepare('SELECT fingerprint FROM statements WHERE database_id = ? ORDER BY fingerprint').pluck().all(databaseId);
   t.same(remaining, ['222'], 'statements whose intervals all expired are gone');
-  t.equal(server.db.prepare('SELECT count(*) FROM query_samples WHERE database_id = ?').pluck().get(databaseId), 1);
+  t.equal(server.db.prepare('SELECT count(*) FROM statement_intervals WHERE database_id = ?').pluck().get(databaseId), 1);
 });
 
 t.test('deleting the database removes its statements', async (t) => {
   await server.request('DELETE', `/v1/databases/${otherId}`, { key: tenant.key });
-  t.equal(server.db.prepare('SELECT count(*) FROM queries WHERE database_id = ?').pluck().get(otherId), 0);
-  t.equal(server.db.prepare('SELECT count(*) FROM query_samples WHERE database_id = ?').pluck().get(otherId), 0);
+  for (const table of ['statements', 'statement_intervals', 'statement_hours']) {
+    t.equal(server.db.prepare(`SELECT count(*) FROM ${table} WHERE database_id = ?`).pluck().get(otherId), 0, table);
+  }
 });
