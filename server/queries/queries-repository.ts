@@ -182,8 +182,8 @@ export class QueriesRepository {
     for (const statement of this.#statements.iterate(databaseId)) {
       const found = sums.get(statement.key);
       if (found === undefined || found.calls <= 0) continue;
-      const { key: _key, ...row } = statement;
-      rows.push({ ...row, ...found, mean_time_ms: found.total_time_ms / found.calls });
+      const { id, database_id, fingerprint, query, first_seen_ts, last_seen_ts } = statement;
+      rows.push({ id, database_id, fingerprint, query, first_seen_ts, last_seen_ts, ...found, mean_time_ms: found.total_time_ms / found.calls });
     }
     return rows.sort((a, b) => order[sort](a, b) || (a.id < b.id ? -1 : 1)).slice(0, limit);
   }
