@@ -94,6 +94,7 @@ try {
 
   const range = { ms: 86_400_000, text: '24h' };
   const latencies = [];
+  const cpuBefore = process.cpuUsage();
   for (let r = 0; r < integerFlag(flags, 'reads'); r++) {
     const database = databases[r % databases.length];
     const started = performance.now();
@@ -102,10 +103,11 @@ try {
     latencies.push(performance.now() - started);
     if (rows.length !== statementsPerCollection) throw new Error(`expected ${statementsPerCollection} statements, got ${rows.length}`);
   }
+  const cpu = process.cpuUsage(cpuBefore);
   db.close();
   out(`root ${flags.root}: ${databaseCount} databases x ${hours} h, ${statementIntervals} statement intervals written in ${(writeMs / 1000).toFixed(1)} s${folded ? ', then folded' : ''}`);
   out(`  bytes per statement interval (tables and indexes): ${(bytes / statementIntervals).toFixed(2)} (${(bytes / 1e6).toFixed(1)} MB)`);
-  out(`  top 20 over 24 h, one database, ${latencies.length} reads: p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, fastest ${Math.min(...latencies).toFixed(2)} ms`);
+  out(`  top 20 over 24 h, one database, ${latencies.length} reads: p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, fastest ${Math.min(...latencies).toFixed(2)} ms; CPU ${((cpu.user + cpu.system) / 1000 / latencies.length).toFixed(2)} ms per read on average`);
 } finally {
   rmSync(stateDir, { recursive: true, force: true });
 }
