@@ -128,6 +128,18 @@ t.test('an interval starts at the previous reachable snapshot', async (t) => {
   t.equal(intervalStart.get(otherId, start.getTime() - 1 * minute), start.getTime() - 3 * minute, 'an unreachable one does not');
 });
 
+t.test('a statement first recorded in a rolled-back transaction is recorded again', async (t) => {
+  const at = start.getTime() - 6 * minute;
+  t.throws(() =>
+    server.services.transaction(() => {
+      server.services.queries.recordInterval(otherId, at, [stat('777', 4, 8)]);
+      throw new Error('a later step of the batch failed');
+    }),
+  );
+  await ingest(otherId, new Date(at), [stat('777', 4, 8)]);
+  t.match((await list('', tenant.key, otherId)).body.data.find((query: { fingerprint: string }) => query.fingerprint === '777'), { calls: 4, total_time_ms: 8 });
+});
+
 t.test('folded into hours of per-minute sums, every answer reads the same', async (t) => {
   const answers = async () => {
     const out: unknown[] = [];
