@@ -55,7 +55,15 @@ export type ServerServices = ReturnType<typeof composeServices>['services'];
 export function composeServices(db: Db, secretKey: Buffer, options: CompositionOptions = {}) {
   const catalog = options.catalog ?? metricCatalog;
   const retention = options.retention ?? defaultRetention;
-  const transaction: Transaction = (work) => db.transaction(work)();
+  const transaction: Transaction = (work) => {
+    try {
+      return db.transaction(work)();
+    } catch (error) {
+      // What a rolled-back transaction wrote is gone: so is what caches learnt of it.
+      queries.queries.rolledBack();
+      throw error;
+    }
+  };
   const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
 
@@ -66,7 +74,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     retryPolicy: options.webhookRetryPolicy,
     transaction,
   });
-  const queries = createQueries({ db, retentionMs: retention.raw });
+  const queries = createQueries({ db, retentionMs: retention.raw, databases: { ids: () => databases.databases.ids() }, transaction });
   // Databases call back into agents, alerts and optimizations, made after them: bound here, called only later.
   const databases = createDatabases({
     db,
@@ -145,6 +153,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       retention: metrics.retention,
       /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
       queries: queries.queries,
+      /** Folds statement intervals into hour rows (a background job). */
+      statementFold: queries.fold,
       optimizations: optimizations.optimizations,
       /** Agent jobs; the embedded agent leases with `lease(null, now)` (see optimizations/embedded-job-source.ts). */
       optimizationJobs: optimizations.optimizationJobs,
@@ -159,7 +169,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.retention, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry],
+    backgroundJobs: [metrics.rollups, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */

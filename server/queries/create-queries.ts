@@ -1,11 +1,17 @@
 import type { DatabasesService } from '../databases/databases-service.js';
-import type { Db } from '../storage/open-database.js';
+import type { Db, Transaction } from '../storage/open-database.js';
 import { QueriesRepository } from './queries-repository.js';
 import { queriesRoutes } from './queries-routes.js';
 import { QueriesService } from './queries-service.js';
+import { StatementFoldJob, type StatementDatabases } from './statement-fold-job.js';
 
-/** Slow queries: statement intervals kept as long as raw samples (`retentionMs`). */
-export function createQueries({ db, retentionMs }: { db: Db; retentionMs: number }) {
-  const queries = new QueriesService(new QueriesRepository(db), retentionMs);
-  return { queries, routes: (databases: DatabasesService, now: () => Date) => queriesRoutes(databases, queries, now) };
+/** Slow queries: statement intervals kept as long as raw samples (`retentionMs`), folded into hours by `fold`. */
+export function createQueries({ db, retentionMs, databases, transaction }: { db: Db; retentionMs: number; databases: StatementDatabases; transaction: Transaction }) {
+  const repository = new QueriesRepository(db);
+  const queries = new QueriesService(repository, retentionMs);
+  return {
+    queries,
+    fold: new StatementFoldJob(repository, databases, transaction),
+    routes: (databasesService: DatabasesService, now: () => Date) => queriesRoutes(databasesService, queries, now),
+  };
 }

@@ -19,7 +19,8 @@ export function queriesRoutes(databases: DatabasesService, queries: QueriesServi
         "`id` is `query_` and 22 base62 characters of a SHA-256 of the database id and the engine's query id (digest): stable " +
         'across collections and restarts. Not paged: `limit` (1..100, default 20) returns the top statements by `sort`. ' +
         "The agent's own statements are left out, and on MySQL/MariaDB requests for a plan (EXPLAIN, DESCRIBE): they run " +
-        'nothing of the workload. Kept as long as raw samples.',
+        'nothing of the workload. Kept as long as raw samples; after a few minutes as per-minute sums, so a range that ' +
+        'starts within a minute counts that whole minute.',
       tag: 'Slow queries',
       auth: { scope: 'queries', access: 'read' },
       params: databaseIdParams,

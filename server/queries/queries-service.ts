@@ -2,7 +2,6 @@ import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { Range } from '../metrics/metrics-schema.js';
 import type { QueriesRepository, QueryRow, QuerySort, QueryTotals } from './queries-repository.js';
-import { queryIdOf } from './query-id.js';
 
 export type IngestedStatements = NonNullable<Snapshot['statements']>;
 
@@ -22,7 +21,6 @@ export class QueriesService {
       databaseId,
       ts,
       statements.map((statement) => ({
-        id: queryIdOf(databaseId, statement.query_id_source),
         fingerprint: statement.query_id_source,
         query: statement.query,
         calls: statement.calls,
@@ -55,13 +53,20 @@ export class QueriesService {
   }
 
   /**
-   * Retention follows the raw samples: drops about `limit` of a database's expired intervals, oldest
-   * first, and once none is left the statements no interval refers to any more. True while more are left.
+   * Retention follows the raw samples: drops about `limit` of a database's expired open intervals,
+   * oldest first, and once none is left its expired hours and the statements nothing refers to any
+   * more. True while more are left.
    */
   expire(databaseId: string, now: Date, limit: number): boolean {
     const cutoffMs = now.getTime() - this.retentionMs;
     if (this.queries.expireIntervals(databaseId, cutoffMs, limit) >= limit) return true;
+    this.queries.expireHours(databaseId, cutoffMs);
     this.queries.expireStatements(databaseId, cutoffMs);
     return false;
+  }
+
+  /** After a rolled-back transaction: what the key cache may hold of it is forgotten. */
+  rolledBack(): void {
+    this.queries.forgetUncommitted();
   }
 }

@@ -115,7 +115,7 @@ t.test('an unreachable snapshot stores no statement interval', async (t) => {
 });
 
 t.test('an interval starts at the previous reachable snapshot', async (t) => {
-  const intervalStart = server.db.prepare('SELECT interval_start_ts FROM query_samples WHERE database_id = ? AND ts = ?').pluck();
+  const intervalStart = server.db.prepare('SELECT interval_start_ts FROM statement_intervals WHERE database_id = ? AND ts = ?').pluck();
   t.equal(intervalStart.get(databaseId, start.getTime() - 3 * hour), start.getTime() - 25 * hour);
   t.equal(intervalStart.get(databaseId, start.getTime() - 30 * minute), start.getTime() - 2 * hour);
   t.equal(intervalStart.get(otherId, start.getTime() - 10 * minute), null, 'the first interval has no start');
@@ -128,16 +128,62 @@ t.test('an interval starts at the previous reachable snapshot', async (t) => {
   t.equal(intervalStart.get(otherId, start.getTime() - 1 * minute), start.getTime() - 3 * minute, 'an unreachable one does not');
 });
 
+t.test('a statement first recorded in a rolled-back transaction is recorded again', async (t) => {
+  const at = start.getTime() - 6 * minute;
+  t.throws(() =>
+    server.services.transaction(() => {
+      server.services.queries.recordInterval(otherId, at, [stat('777', 4, 8)]);
+      throw new Error('a later step of the batch failed');
+    }),
+  );
+  await ingest(otherId, new Date(at), [stat('777', 4, 8)]);
+  t.match((await list('', tenant.key, otherId)).body.data.find((query: { fingerprint: string }) => query.fingerprint === '777'), { calls: 4, total_time_ms: 8 });
+});
+
+t.test('folded into hours of per-minute sums, every answer reads the same', async (t) => {
+  const answers = async () => {
+    const out: unknown[] = [];
+    for (const database of [databaseId, otherId]) {
+      for (const query of ['', '?range=1h', '?range=30d', '?sort=calls', '?sort=mean_time', '?sort=max_time', '?range=150m']) {
+        out.push((await list(query, tenant.key, database)).body);
+      }
+    }
+    return out;
+  };
+  const mean = (fingerprint: string, from: number, to: number) => server.services.queries.meanTime(queryIdOf(databaseId, fingerprint), from, to);
+  const before = await answers();
+  const means = [mean('111', start.getTime() - 4 * hour, start.getTime()), mean('111', start.getTime() - 150 * minute, start.getTime()), mean('222', start.getTime() - 2 * hour, start.getTime())];
+  const open = server.db.prepare('SELECT count(*) FROM statement_intervals').pluck();
+  const openBefore = open.get() as number;
+  runPass(server.services.statementFold, start);
+  t.equal(open.get(), 1, 'every interval whose minute closed two minutes ago is folded');
+  t.ok(openBefore > 1);
+  t.equal(server.db.prepare('SELECT count(*) FROM statement_hours WHERE database_id = ?').pluck().get(databaseId), 4, 'one row per hour');
+  t.same(await answers(), before);
+  t.same([mean('111', start.getTime() - 4 * hour, start.getTime()), mean('111', start.getTime() - 150 * minute, start.getTime()), mean('222', start.getTime() - 2 * hour, start.getTime())], means);
+  t.same(means, [30 / 20, null, 100], 'only intervals wholly inside the window');
+
+  // A late interval of a folded hour: open until the next pass merges it into its hour.
+  await ingest(databaseId, new Date(start.getTime() - 3 * hour + 20_000), [stat('111', 5, 10, 20)]);
+  const merged = async () => (await list('?sort=calls')).body.data.find((query: { fingerprint: string }) => query.fingerprint === '111');
+  t.match(await merged(), { calls: 35, total_time_ms: 90, max_time_ms: 20 });
+  runPass(server.services.statementFold, start);
+  t.equal(open.get(), 1);
+  t.match(await merged(), { calls: 35, total_time_ms: 90, max_time_ms: 20 }, 'merged into its hour');
+});
+
 t.test('retention follows the raw samples', async (t) => {
   // Seven days on, less an hour: only the interval that ended 30 min before the start is kept.
   runPass(server.services.retention, new Date(start.getTime() + 7 * 24 * hour - hour));
-  const remaining = server.db.prepare('SELECT fingerprint FROM queries WHERE database_id = ? ORDER BY fingerprint').pluck().all(databaseId);
+  const remaining = server.db.prepare('SELECT fingerprint FROM statements WHERE database_id = ? ORDER BY fingerprint').pluck().all(databaseId);
   t.same(remaining, ['222'], 'statements whose intervals all expired are gone');
-  t.equal(server.db.prepare('SELECT count(*) FROM query_samples WHERE database_id = ?').pluck().get(databaseId), 1);
+  t.equal(server.db.prepare('SELECT count(*) FROM statement_hours WHERE database_id = ?').pluck().get(databaseId), 1, 'the hours that ended before the cutoff are gone');
+  t.same((await list('?range=30d')).body.data.map((query: { fingerprint: string; calls: number }) => [query.fingerprint, query.calls]), [['222', 1]]);
 });
 
 t.test('deleting the database removes its statements', async (t) => {
   await server.request('DELETE', `/v1/databases/${otherId}`, { key: tenant.key });
-  t.equal(server.db.prepare('SELECT count(*) FROM queries WHERE database_id = ?').pluck().get(otherId), 0);
-  t.equal(server.db.prepare('SELECT count(*) FROM query_samples WHERE database_id = ?').pluck().get(otherId), 0);
+  for (const table of ['statements', 'statement_intervals', 'statement_hours']) {
+    t.equal(server.db.prepare(`SELECT count(*) FROM ${table} WHERE database_id = ?`).pluck().get(otherId), 0, table);
+  }
 });
