@@ -169,6 +169,8 @@ interface DatabaseView {
   sample: SampleRow | undefined;
   latest: LatestSnapshotRow | undefined;
   exporter: ExporterSeries[];
+  /** 1 when the last collection failed or one of its collectors did, as the exporters' last_scrape_error. */
+  scrapeError: number | undefined;
 }
 
 /** Labels written before a series' own: the database's on the fleet endpoint, none on a database's own. */
@@ -185,6 +187,7 @@ function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, Exp
       sample: sources.latestSample(database.id),
       latest: snapshot,
       exporter: snapshot === undefined ? [] : exporterSeries(families, database.type, JSON.parse(snapshot.counters) as Record<string, unknown>),
+      scrapeError: snapshot === undefined ? undefined : Number(snapshot.reachable === 0 || (JSON.parse(snapshot.collectors) as { success: boolean }[]).some(({ success }) => !success)),
     };
   });
 }
@@ -199,10 +202,14 @@ interface DatabaseFamily {
 const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
 const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: [], value: view.latest.reachable }]);
 
+const scrapeError = (view: DatabaseView) => (view.scrapeError === undefined ? [] : [{ labels: [], value: view.scrapeError }]);
+
 const reachabilityFamilies: DatabaseFamily[] = [
   { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', series: (view) => (isPostgres(view) ? up(view) : []) },
   { name: 'mysql_up', help: 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', series: (view) => (isPostgres(view) ? [] : up(view)) },
   { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', series: up },
+  { name: 'pg_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? scrapeError(view) : []) },
+  { name: 'mysql_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? [] : scrapeError(view)) },
 ];
 
 function catalogFamily(family: PrometheusFamily): DatabaseFamily {

@@ -7,13 +7,13 @@ import type { SampleRow } from '../../../server/metrics/samples-repository.js';
 const postgres = { id: 'db_pg', name: 'orders', type: 'postgresql', host: 'pg.example', port: 5432 } as DatabaseRow;
 
 /** A server whose only database's latest snapshot carries these counters, as an agent reported them. */
-function scrapeOf(counters: Record<string, number>): ServerMetrics {
+function scrapeOf(counters: Record<string, number>, collectors = '[]'): ServerMetrics {
   const ts = Date.parse('2026-11-24T06:00:00Z');
   return new ServerMetrics(
     {
       databases: () => [postgres],
       latestSample: () => undefined as SampleRow | undefined,
-      latestSnapshots: () => [{ database_id: postgres.id, ts, reachable: 1, error: null, counters: JSON.stringify(counters), collectors: '[]' }],
+      latestSnapshots: () => [{ database_id: postgres.id, ts, reachable: 1, error: null, counters: JSON.stringify(counters), collectors }],
       agents: () => [],
       now: () => new Date(ts),
     },
@@ -44,4 +44,11 @@ t.test('an agent cannot forge series: only catalog families of the engine, with 
   t.same(seriesLines(text, 'pg_stat_database_xact_commit'), [
     'pg_stat_database_xact_commit{database_id="db_pg",database_name="orders",datid="16384",datname="orders"} 3',
   ]);
+});
+
+t.test('last_scrape_error says whether a collector failed in the last collection', async (t) => {
+  const failed = JSON.stringify([{ name: 'pg_locks', duration_ms: 1, success: false, error: 'permission denied' }, { name: 'pg_database', duration_ms: 1, success: true }]);
+  t.same(seriesLines(await scrapeOf({}, failed).metrics(), 'pg_exporter_last_scrape_error'), ['pg_exporter_last_scrape_error{database_id="db_pg",database_name="orders"} 1']);
+  t.same(seriesLines(await scrapeOf({}).metrics(), 'pg_exporter_last_scrape_error'), ['pg_exporter_last_scrape_error{database_id="db_pg",database_name="orders"} 0']);
+  t.same(seriesLines(await scrapeOf({}).metrics(), 'mysql_exporter_last_scrape_error'), []);
 });

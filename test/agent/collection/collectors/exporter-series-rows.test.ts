@@ -2,6 +2,7 @@ import t from 'tap';
 import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
 import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
 import { bgwriterCounters } from '../../../../agent/collection/collectors/postgres/postgres-bgwriter-collector.js';
+import { topStatementCounters } from '../../../../agent/collection/collectors/postgres/postgres-statements-collector.js';
 import { replicationCounters } from '../../../../agent/collection/collectors/postgres/postgres-replication-collector.js';
 
 // Rows as the engines this machine does not run return them (PostgreSQL 12, 16, 17; MySQL 8.0),
@@ -91,5 +92,18 @@ t.test('MySQL 8.0 status: labelled families, no query cache, values that are not
     mysql_global_status_threads_running: 2,
     mysql_global_status_innodb_page_size: 16384,
     mysql_global_status_table_open_cache_hits: 40,
+  });
+});
+
+t.test('pg_stat_statements: only the top statements by total time, seconds from milliseconds', async (t) => {
+  const row = (queryid: string, total_ms: number) => ({ username: 'app', datname: 'shop', queryid, calls: '10', rows: 20, total_ms });
+  const counters = topStatementCounters([row('1', 5), row('2', 1500), row('3', 40)], 2);
+  t.same(counters, {
+    'pg_stat_statements_calls_total{user="app",datname="shop",queryid="2"}': 10,
+    'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="2"}': 1.5,
+    'pg_stat_statements_rows_total{user="app",datname="shop",queryid="2"}': 20,
+    'pg_stat_statements_calls_total{user="app",datname="shop",queryid="3"}': 10,
+    'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="3"}': 0.04,
+    'pg_stat_statements_rows_total{user="app",datname="shop",queryid="3"}': 20,
   });
 });

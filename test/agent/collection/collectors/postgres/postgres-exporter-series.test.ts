@@ -36,6 +36,9 @@ t.test("postgres_exporter's series from the real engine: states, locks, bgwriter
   const bgwriter = Object.keys(counters).filter((key) => key.startsWith('pg_stat_bgwriter_'));
   if (version_num >= 170_000) t.same([bgwriter.length, checkpointer.length], [3, 5]);
   else t.same([bgwriter.length, checkpointer.length], [10, 0]);
+  const statements = Object.keys(counters).filter((key) => key.startsWith('pg_stat_statements_calls_total{'));
+  t.ok(statements.length > 0 && statements.length <= 100, `${statements.length} statements, the top 100 at most`);
+  t.ok(statements.every((key) => key.includes(`datname="${datname}"`) && /user="[^"]+"/.test(key)));
   t.equal(counters.pg_replication_is_replica, 0, 'a standalone server is no replica');
   t.equal(counters.pg_replication_lag, 0);
   await holder.query('ROLLBACK');
