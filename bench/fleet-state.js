@@ -82,7 +82,7 @@ export function fleetSnapshot(ts, index, next) {
     ...(reachable ? {} : { error: 'connect ECONNREFUSED' }),
     version: '15.19',
     database_size_bytes: reachable ? 5_000_000_000 + index * 1_000_000 + Math.floor(ts / 1000) : null,
-    counters: { pg_stat_database_xact_commit: Math.floor(ts / 100) + index, pg_stat_database_xact_rollback: index },
+    counters: { 'pg_stat_database_xact_commit{datid="1",datname="app"}': Math.floor(ts / 100) + index, 'pg_stat_database_xact_rollback{datid="1",datname="app"}': index },
     collectors: [{ name: 'postgres_activity', duration_ms: 2 + next(), success: reachable }],
     metrics: reachable
       ? {

@@ -55,7 +55,7 @@ function snapshot(ts, i) {
       throughput: { queries_per_second: 120.5, transactions_per_second: 40.25 },
       latency: { avg_query_time_ms: 1.5, p95_query_time_ms: 4.25, p99_query_time_ms: 9.5, source: 'estimate' },
     },
-    counters: { pg_stat_database_xact_commit: 100_000 + i, pg_stat_database_xact_rollback: 3 },
+    counters: { 'pg_stat_database_xact_commit{datid="1",datname="app"}': 100_000 + i, 'pg_stat_database_xact_rollback{datid="1",datname="app"}': 3 },
     collectors: [{ name: 'postgres_activity', duration_ms: 2.5, success: true }],
   };
 }

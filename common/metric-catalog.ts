@@ -175,7 +175,7 @@ export const metricCatalog = [
       'autocommitted statements included. MySQL/MariaDB: statements that end a transaction explicitly (COMMIT, ROLLBACK, ' +
       "XA COMMIT, XA ROLLBACK) among the schema's statement digests; the engine counts no transactions per schema, so " +
       'autocommitted statements (each a transaction of its own) are not counted. Server-wide: ' +
-      'mysql_global_status_com_commit and _com_rollback on /metrics.',
+      'mysql_global_status_commands_total{command="commit"|"rollback"} on /metrics.',
     history: historyResolutions,
     column: 'transactions_per_second',
     snapshot: 'metrics.throughput.transactions_per_second',

@@ -8,7 +8,9 @@
 #               pg_stat_statements in postgres, template1 and test; hypopg available.
 #   MariaDB:    performance_schema = ON with the statement-digest consumers, the
 #               QUERY_RESPONSE_TIME plugin installed with query_response_time_stats = ON.
-#   Debian:     postgresql-<ver>-hypopg, prometheus (for promtool; its server is not run),
+#   Debian:     postgresql-<ver>-hypopg, prometheus (promtool, and the server the exporter
+#               parity test starts itself), prometheus-postgres-exporter and
+#               prometheus-mysqld-exporter (run by that test beside dbmon; not as services),
 #               systemd (for systemd-analyze), chromium (the browser the page tests drive
 #               with playwright-core; no tool downloads a browser of its own), each
 #               installed only when missing.
@@ -156,7 +158,7 @@ mariadb_ensure_running
 
 # === 2. Debian packages =============================================================
 HYPOPG_PKG=postgresql-$PG_VERSION-hypopg
-wanted_pkgs=("$HYPOPG_PKG" prometheus systemd chromium)
+wanted_pkgs=("$HYPOPG_PKG" prometheus prometheus-postgres-exporter prometheus-mysqld-exporter systemd chromium)
 missing_pkgs=()
 for pkg in "${wanted_pkgs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]; then
@@ -166,8 +168,8 @@ done
 
 if [ "${#missing_pkgs[@]}" -gt 0 ]; then
   log "installing Debian packages: ${missing_pkgs[*]}"
-  # Keep package maintainer scripts from starting services (the prometheus package
-  # ships a server we do not want running; we only need promtool).
+  # Keep package maintainer scripts from starting services (the prometheus and exporter
+  # packages ship servers we do not want running; the tests start their own).
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
     chmod 0755 /usr/sbin/policy-rc.d

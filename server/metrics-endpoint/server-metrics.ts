@@ -2,9 +2,11 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BatchAck } from '../../common/agent-protocol/sample-batch.js';
 import type { JobObserver } from '../jobs/job-scheduler.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
+import { escapeLabelValue, exporterCatalog, type ExporterFamily } from '../../common/exporter-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/sample-row.js';
+import { exporterSeries, exposedType, type ExporterSeries } from './exporter-series.js';
 
 export interface ScrapeSources {
   databases: () => DatabaseRow[];
@@ -13,9 +15,6 @@ export interface ScrapeSources {
   agents: () => AgentRow[];
   now: () => Date;
 }
-
-/** Engine counters re-exported under the names postgres_exporter and mysqld_exporter dashboards use. */
-const exporterName = /^(pg|mysql)_[a-z0-9_]+$/;
 
 /** The server's own Prometheus registry (never prom-client's global one); database gauges are computed at scrape time. */
 export class ServerMetrics implements JobObserver {
@@ -29,6 +28,7 @@ export class ServerMetrics implements JobObserver {
   readonly #jobPassDuration;
   readonly #jobBehindSince = new Map<string, number | null>();
   readonly #families: DatabaseFamily[];
+  readonly #exporterFamilies: ReadonlyMap<string, ExporterFamily>;
 
   constructor(
     private readonly sources: ScrapeSources,
@@ -114,6 +114,7 @@ export class ServerMetrics implements JobObserver {
       },
     });
     this.#families = [...reachabilityFamilies, ...prometheusFamilies(catalog).map(catalogFamily)];
+    this.#exporterFamilies = new Map(exporterCatalog.map((family) => [family.name, family]));
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -142,50 +143,80 @@ export class ServerMetrics implements JobObserver {
 
   /** The server's own metrics, then every database's: one view of the databases per scrape, written in one pass. */
   async metrics(): Promise<string> {
-    const views = databaseViews(this.sources);
-    return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views) + engineCountersText(views);
+    const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases());
+    return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
+  }
+
+  /** The monitored databases, as the scrape targets list them. */
+  databases(): DatabaseRow[] {
+    return this.sources.databases();
+  }
+
+  /**
+   * One database as its own scrape target, the exporters' way: its series with only their own
+   * labels, so that Prometheus's `instance` and `job` tell databases apart. Undefined when there is no such database.
+   */
+  databaseMetrics(id: string): string | undefined {
+    const database = this.sources.databases().find((row) => row.id === id);
+    if (database === undefined) return undefined;
+    const views = databaseViews(this.sources, this.#exporterFamilies, [database]);
+    return databaseFamiliesText(this.#families, views, () => []) + exporterFamiliesText(views, () => []);
   }
 }
 
 interface DatabaseView {
-  /** The database labels as written: `database_id="...",database_name="..."`. */
-  text: string;
   database: DatabaseRow;
   sample: SampleRow | undefined;
   latest: LatestSnapshotRow | undefined;
+  exporter: ExporterSeries[];
+  /** 1 when the last collection failed or one of its collectors did, as the exporters' last_scrape_error. */
+  scrapeError: number | undefined;
 }
 
-function databaseViews(sources: ScrapeSources): DatabaseView[] {
+/** Labels written before a series' own: the database's on the fleet endpoint, none on a database's own. */
+type LeadingLabels = (view: DatabaseView) => string[];
+
+const databaseLabels: LeadingLabels = ({ database }) => [`database_id="${escapeLabelValue(database.id)}"`, `database_name="${escapeLabelValue(database.name)}"`];
+
+function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, ExporterFamily>, databases: readonly DatabaseRow[]): DatabaseView[] {
   const latest = new Map(sources.latestSnapshots().map((row) => [row.database_id, row]));
-  return sources.databases().map((database) => ({
-    text: `database_id="${escapeLabel(database.id)}",database_name="${escapeLabel(database.name)}"`,
-    database,
-    sample: sources.latestSample(database.id),
-    latest: latest.get(database.id),
-  }));
+  return databases.map((database) => {
+    const snapshot = latest.get(database.id);
+    return {
+      database,
+      sample: sources.latestSample(database.id),
+      latest: snapshot,
+      exporter: snapshot === undefined ? [] : exporterSeries(families, database.type, JSON.parse(snapshot.counters) as Record<string, unknown>),
+      scrapeError: snapshot === undefined ? undefined : Number(snapshot.reachable === 0 || (JSON.parse(snapshot.collectors) as { success: boolean }[]).some(({ success }) => !success)),
+    };
+  });
 }
 
-/** A gauge family of every database: its series of one database as `{labels} value` lines after the database labels. */
+/** A gauge family of every database: its series of one database as label pairs and a value. */
 interface DatabaseFamily {
   name: string;
   help: string;
-  series: (view: DatabaseView) => { labels: string; value: number }[];
+  series: (view: DatabaseView) => { labels: string[]; value: number }[];
 }
 
 const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
-const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: '', value: view.latest.reachable }]);
+const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: [], value: view.latest.reachable }]);
+
+const scrapeError = (view: DatabaseView) => (view.scrapeError === undefined ? [] : [{ labels: [], value: view.scrapeError }]);
 
 const reachabilityFamilies: DatabaseFamily[] = [
   { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', series: (view) => (isPostgres(view) ? up(view) : []) },
   { name: 'mysql_up', help: 'Whether the last collection reached the MySQL/MariaDB server (1) or not (0).', series: (view) => (isPostgres(view) ? [] : up(view)) },
   { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', series: up },
+  { name: 'pg_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? scrapeError(view) : []) },
+  { name: 'mysql_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? [] : scrapeError(view)) },
 ];
 
 function catalogFamily(family: PrometheusFamily): DatabaseFamily {
   const members = family.members.map(({ column, series }) => ({
     column,
     series,
-    labels: Object.entries(series.labels ?? {}).map(([name, value]) => `,${name}="${escapeLabel(value)}"`).join(''),
+    labels: Object.entries(series.labels ?? {}).map(([name, value]) => `${name}="${escapeLabelValue(value)}"`),
   }));
   return {
     name: family.name,
@@ -196,24 +227,23 @@ function catalogFamily(family: PrometheusFamily): DatabaseFamily {
       return members.flatMap(({ column, series, labels }) => {
         const value = row[column];
         if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) return [];
-        const source = series.latencySourceLabel ? `,source="${escapeLabel(sample.latency_source ?? 'none')}"` : '';
-        return [{ labels: labels + source, value: value / (series.divideBy ?? 1) }];
+        const source = series.latencySourceLabel ? [`source="${escapeLabelValue(sample.latency_source ?? 'none')}"`] : [];
+        return [{ labels: [...labels, ...source], value: value / (series.divideBy ?? 1) }];
       });
     },
   };
 }
 
-/** Every database family in the Prometheus text format, each with its HELP and TYPE lines. */
-function databaseFamiliesText(families: readonly DatabaseFamily[], views: readonly DatabaseView[]): string {
+/** Every database family with series in the Prometheus text format, each with its HELP and TYPE lines. */
+function databaseFamiliesText(families: readonly DatabaseFamily[], views: readonly DatabaseView[], leading: LeadingLabels): string {
   const lines: string[] = [];
   for (const family of families) {
-    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} gauge`);
-    for (const view of views) {
-      for (const { labels, value } of family.series(view)) lines.push(`${family.name}{${view.text}${labels}} ${value}`);
-    }
+    const series = views.flatMap((view) => family.series(view).map(({ labels, value }) => seriesLine(family.name, [...leading(view), ...labels], value)));
+    if (series.length > 0) lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} gauge`, ...series);
   }
-  return `${lines.join('\n')}\n`;
+  return lines.map((line) => `${line}\n`).join('');
 }
+
 interface PrometheusFamily {
   name: string;
   help: string;
@@ -233,26 +263,24 @@ function prometheusFamilies(catalog: MetricCatalog): PrometheusFamily[] {
   return [...families.values()];
 }
 
-/** Engine counters in the Prometheus text format, one family per exporter name (known only at scrape time: it depends on the engines monitored). */
-function engineCountersText(views: readonly DatabaseView[]): string {
-  const families = new Map<string, string[]>();
+/** The engine series the agents reported, one family per exporter name present, in name order. */
+function exporterFamiliesText(views: readonly DatabaseView[], leading: LeadingLabels): string {
+  const families = new Map<ExporterFamily, string[]>();
   for (const view of views) {
-    if (view.latest === undefined) continue;
-    for (const [name, value] of Object.entries(JSON.parse(view.latest.counters) as Record<string, number>)) {
-      if (!exporterName.test(name) || !Number.isFinite(value)) continue;
-      let lines = families.get(name);
-      if (lines === undefined) families.set(name, (lines = []));
-      lines.push(`${name}{${view.text}} ${value}`);
+    for (const { family, labels, value } of view.exporter) {
+      let lines = families.get(family);
+      if (lines === undefined) families.set(family, (lines = []));
+      lines.push(seriesLine(family.name, [...leading(view), ...(labels === '' ? [] : [labels])], value));
     }
   }
   return [...families.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, lines]) => `# HELP ${name} ${name} as reported by the engine.\n# TYPE ${name} untyped\n${lines.join('\n')}\n`)
+    .sort(([a], [b]) => a.name.localeCompare(b.name))
+    .map(([family, lines]) => `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${exposedType(family)}\n${lines.join('\n')}\n`)
     .join('');
 }
 
-function escapeLabel(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+function seriesLine(name: string, labels: readonly string[], value: number): string {
+  return labels.length === 0 ? `${name} ${value}` : `${name}{${labels.join(',')}} ${value}`;
 }
 
 function escapeHelp(value: string): string {

@@ -8,7 +8,7 @@ export function makeSnapshot(at: Date, overrides: { metrics?: Partial<Snapshot['
     reachable: true,
     version: '15.19',
     database_size_bytes: 8_000_000,
-    counters: { pg_stat_database_xact_commit: 1000, pg_stat_database_xact_rollback: 3 },
+    counters: { 'pg_stat_database_xact_commit{datid="16384",datname="orders"}': 1000, 'pg_stat_database_xact_rollback{datid="16384",datname="orders"}': 3 },
     collectors: [{ name: 'postgres_activity', duration_ms: 2.5, success: true }],
     ...rest,
     metrics: {

@@ -22,7 +22,7 @@ t.test('a scrape reads each database once and writes exporter names, job series 
         return { ...columns, database_id: id, ts: clock, reachable: 1, latency_source: 'histogram' } as SampleRow;
       },
       latestSnapshots: () =>
-        databases.map((row) => ({ database_id: row.id, ts: clock, reachable: 1, error: null, counters: '{"pg_stat_database_xact_commit": 7}', collectors: '[]' })),
+        databases.map((row) => ({ database_id: row.id, ts: clock, reachable: 1, error: null, counters: JSON.stringify({ 'pg_stat_database_xact_commit{datid="5",datname="d"}': 7 }), collectors: '[]' })),
       agents: () => [],
       now: () => new Date(clock),
     },
@@ -40,7 +40,7 @@ t.test('a scrape reads each database once and writes exporter names, job series 
   t.match(text, `dbmon_database_cpu_usage_ratio{${labels}} 0.4`);
   t.match(text, `dbmon_database_connections{${labels},state="active"} 40`);
   t.match(text, `dbmon_database_query_latency_seconds{${labels},stat="p95",source="histogram"} 0.04`);
-  t.match(text, `pg_stat_database_xact_commit{${labels}} 7`);
+  t.match(text, `pg_stat_database_xact_commit{${labels},datid="5",datname="d"} 7`);
   t.match(text, 'mysql_up{database_id="db_1",database_name="db-1"} 1');
   t.notMatch(text, 'pg_up{database_id="db_1"', 'exporter names only for their engine');
   t.match(text, 'dbmon_job_lag_seconds{job="rollups"} 3');

@@ -166,7 +166,7 @@ t.test('agent protocol, ingest, current metrics, history and Prometheus', async 
     t.equal(response.status, 200);
     const text = await response.text();
     t.match(text, new RegExp(`pg_up\\{database_id="${databaseId}",database_name="orders"\\} 0`));
-    t.match(text, new RegExp(`pg_stat_database_xact_commit\\{database_id="${databaseId}",database_name="orders"\\} 1000`));
+    t.match(text, new RegExp(`pg_stat_database_xact_commit\\{database_id="${databaseId}",database_name="orders",datid="16384",datname="orders"\\} 1000`));
     t.match(text, /dbmon_http_requests_total\{method="POST",route="\/v1\/agent\/samples",status="200"\} \d+/);
     t.match(text, /dbmon_ingest_batches_total\{result="duplicate"\} 1/);
     t.match(text, new RegExp(`dbmon_agent_spool_dropped_samples\\{agent_id="${agentId}",agent_name="db-host-1"\\} 7`));

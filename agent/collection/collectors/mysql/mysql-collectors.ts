@@ -2,7 +2,9 @@ import type { Collector } from '../../collector.js';
 import type { MysqlSource } from '../../../sources/mysql-source.js';
 import { mysqlDatabaseCollector } from './mysql-database-collector.js';
 import { mysqlGlobalStatusCollector } from './mysql-global-status-collector.js';
+import { mysqlGlobalVariablesCollector } from './mysql-global-variables-collector.js';
 import { mysqlProcesslistCollector } from './mysql-processlist-collector.js';
+import { mysqlProcesslistThreadsCollector } from './mysql-processlist-threads-collector.js';
 import { mysqlStatementDigestsCollector } from './mysql-statement-digests-collector.js';
 import { mysqlStatementHistogramCollector } from './mysql-statement-histogram-collector.js';
 
@@ -13,4 +15,6 @@ export const mysqlCollectors: readonly Collector<MysqlSource>[] = [
   mysqlGlobalStatusCollector,
   mysqlStatementHistogramCollector,
   mysqlStatementDigestsCollector,
+  mysqlGlobalVariablesCollector,
+  mysqlProcesslistThreadsCollector,
 ];

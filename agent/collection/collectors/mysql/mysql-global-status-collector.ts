@@ -1,69 +1,49 @@
 import type { Collector } from '../../collector.js';
+import { mysqlStatusFamilies, mysqlStatusVariables, seriesKey } from '../../../../common/exporter-catalog.js';
 import type { MysqlSource } from '../../../sources/mysql-source.js';
-import { numberOf, textOf } from '../../../sources/row.js';
+import { textOf, type Row } from '../../../sources/row.js';
 
-/** Exported as mysql_global_status_<name in lower case>, as mysqld_exporter names them. */
-const VARIABLES = [
-  'Aborted_clients',
-  'Aborted_connects',
-  'Bytes_received',
-  'Bytes_sent',
-  'Com_begin',
-  'Com_commit',
-  'Com_delete',
-  'Com_insert',
-  'Com_replace',
-  'Com_rollback',
-  'Com_select',
-  'Com_update',
-  'Connections',
-  'Created_tmp_disk_tables',
-  'Created_tmp_tables',
-  'Innodb_buffer_pool_read_requests',
-  'Innodb_buffer_pool_reads',
-  'Innodb_data_reads',
-  'Innodb_data_writes',
-  'Innodb_row_lock_time',
-  'Innodb_row_lock_waits',
-  'Innodb_rows_deleted',
-  'Innodb_rows_inserted',
-  'Innodb_rows_read',
-  'Innodb_rows_updated',
-  'Max_used_connections',
-  'Queries',
-  'Questions',
-  'Select_full_join',
-  'Select_scan',
-  'Slow_queries',
-  'Sort_merge_passes',
-  'Table_locks_waited',
-  'Threads_connected',
-  'Threads_created',
-  'Threads_running',
-  'Uptime',
-] as const;
+const numeric = /^-?\d+(\.\d+)?$/;
+const variables = [...mysqlStatusVariables.counter, ...mysqlStatusVariables.gauge];
 
 /**
- * Server-wide counters, every database's traffic and the agent's own included: exported as they
- * are, and the server's uptime. The monitored database's rates come from its statement digests.
+ * Server-wide counters, every database's traffic and the agent's own included, exported as
+ * mysqld_exporter names them (Com_*, Handler_* and the buffer pool pages as labelled families),
+ * and the server's uptime. The monitored database's rates come from its statement digests.
+ * A variable one version lacks (the query cache of MySQL 8) is simply absent.
  */
 export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
   name: 'mysql_global_status',
   async collect(source, { signal }) {
     const rows = await source.query(
-      `SHOW GLOBAL STATUS WHERE Variable_name IN (?)`,
-      [[...VARIABLES]],
+      `SHOW GLOBAL STATUS WHERE Variable_name IN (?) ${mysqlStatusFamilies.map(() => 'OR Variable_name LIKE ?').join(' ')}`,
+      [variables, ...mysqlStatusFamilies.map(({ prefix }) => `${prefix.replaceAll('_', '\\_')}%`)],
       signal,
     );
-    const status = new Map(rows.map((row) => [textOf(row.Variable_name).toLowerCase(), numberOf(row.Value)]));
-    const value = (name: string): number => {
-      const found = status.get(name);
-      if (found === undefined) throw new Error(`SHOW GLOBAL STATUS has no ${name}`);
-      return found;
-    };
-    return {
-      counters: Object.fromEntries([...status].map(([name, count]) => [`mysql_global_status_${name}`, count])),
-      readings: { uptimeSeconds: value('uptime') },
-    };
+    const counters = globalStatusCounters(rows);
+    const uptime = counters.mysql_global_status_uptime;
+    if (uptime === undefined) throw new Error('SHOW GLOBAL STATUS has no Uptime');
+    return { counters, readings: { uptimeSeconds: uptime } };
   },
 };
+
+/** SHOW GLOBAL STATUS rows as the exporter's series; values that are not numbers are left out. */
+export function globalStatusCounters(rows: readonly Row[]): Record<string, number> {
+  const counters: Record<string, number> = {};
+  for (const row of rows) {
+    const name = textOf(row.Variable_name);
+    const text = textOf(row.Value);
+    // Some variables hold text (Rsa_public_key, Ssl_cipher_list), some are empty: not series.
+    if (!numeric.test(text)) continue;
+    const value = Number(text);
+    const family = mysqlStatusFamilies.find(({ prefix }) => name.startsWith(prefix));
+    if (family === undefined) {
+      counters[seriesKey(`mysql_global_status_${name.toLowerCase()}`)] = value;
+      continue;
+    }
+    const label = name.slice(family.prefix.length).toLowerCase();
+    if ('states' in family && !(family.states as readonly string[]).includes(label)) continue;
+    counters[seriesKey(family.name, { [family.label]: label })] = value;
+  }
+  return counters;
+}

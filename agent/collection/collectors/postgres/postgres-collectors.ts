@@ -1,7 +1,10 @@
 import type { Collector } from '../../collector.js';
 import type { PostgresSource } from '../../../sources/postgres-source.js';
 import { postgresActivityCollector } from './postgres-activity-collector.js';
+import { postgresBgwriterCollector } from './postgres-bgwriter-collector.js';
 import { postgresDatabaseCollector } from './postgres-database-collector.js';
+import { postgresLocksCollector } from './postgres-locks-collector.js';
+import { postgresReplicationCollector } from './postgres-replication-collector.js';
 import { postgresStatDatabaseCollector } from './postgres-stat-database-collector.js';
 import { postgresStatementsCollector } from './postgres-statements-collector.js';
 
@@ -10,4 +13,7 @@ export const postgresCollectors: readonly Collector<PostgresSource>[] = [
   postgresActivityCollector,
   postgresStatDatabaseCollector,
   postgresStatementsCollector,
+  postgresLocksCollector,
+  postgresBgwriterCollector,
+  postgresReplicationCollector,
 ];

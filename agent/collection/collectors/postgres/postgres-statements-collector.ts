@@ -1,3 +1,4 @@
+import { seriesKey } from '../../../../common/exporter-catalog.js';
 import type { Collector, StatementTotals } from '../../collector.js';
 import { AGENT_MARKER } from '../../../sources/connection-settings.js';
 import type { PostgresSource } from '../../../sources/postgres-source.js';
@@ -35,6 +36,7 @@ export const postgresStatementsCollector: Collector<PostgresSource> = {
       `%${AGENT_MARKER}%`,
     ], signal);
     return {
+      counters: topStatementCounters(rows, topStatements),
       readings: { statements: rows.map(toTotals) },
       ...(rows.length === 0 && { latencyNote: 'pg_stat_statements has no statements for this database yet' }),
     };
@@ -49,7 +51,8 @@ function columnsOf(extension: Row): Set<string> {
 function statementsQuery(schema: string, columns: Set<string>): string {
   const time = columns.has('total_exec_time') ? 'exec_time' : 'time';
   const topLevelOnly = columns.has('toplevel') ? 'AND toplevel' : '';
-  return `SELECT userid::text AS userid, queryid::text AS queryid, query, calls, rows,
+  return `SELECT userid::text AS userid, pg_get_userbyid(userid) AS username, current_database() AS datname,
+                 queryid::text AS queryid, query, calls, rows,
                  total_${time} AS total_ms, mean_${time} AS mean_ms,
                  stddev_${time} AS stddev_ms, max_${time} AS max_ms
             FROM ${quoteIdentifier(schema)}.pg_stat_statements
@@ -57,6 +60,22 @@ function statementsQuery(schema: string, columns: Set<string>): string {
              AND queryid IS NOT NULL
              AND query NOT LIKE $1
              ${topLevelOnly}`;
+}
+
+/** The statements exported as pg_stat_statements_*_total series: those that took the most time. */
+const topStatements = 100;
+
+/** postgres_exporter's pg_stat_statements series for the `limit` statements with the most total time. */
+export function topStatementCounters(rows: readonly Row[], limit: number): Record<string, number> {
+  const counters: Record<string, number> = {};
+  const top = [...rows].sort((a, b) => numberOf(b.total_ms) - numberOf(a.total_ms)).slice(0, limit);
+  for (const row of top) {
+    const labels = { user: textOf(row.username), datname: textOf(row.datname), queryid: textOf(row.queryid) };
+    counters[seriesKey('pg_stat_statements_calls_total', labels)] = numberOf(row.calls);
+    counters[seriesKey('pg_stat_statements_seconds_total', labels)] = numberOf(row.total_ms) / 1000;
+    counters[seriesKey('pg_stat_statements_rows_total', labels)] = numberOf(row.rows);
+  }
+  return counters;
 }
 
 function toTotals(row: Row): StatementTotals {

@@ -27,14 +27,15 @@ t.test('every snapshot field is filled and plausible after two cycles with traff
     const { rows } = await database.admin('SELECT xact_commit::int AS n FROM pg_stat_database WHERE datname = $1', [
       database.name,
     ]);
-    return Number(rows[0]?.n) >= (first.counters.pg_stat_database_xact_commit ?? 0) + 50;
+    return Number(rows[0]?.n) >= (Object.entries(first.counters).find(([key]) => key.startsWith('pg_stat_database_xact_commit{'))?.[1] ?? 0) + 50;
   };
   await client.end();
   await waitUntil('the transactions reported to pg_stat_database', reported);
   const snapshot = await runner.collect();
   const { metrics } = snapshot;
 
-  const { rows } = await database.admin("SELECT current_setting('server_version_num')::int / 10000 AS major");
+  const { rows } = await database.admin("SELECT current_setting('server_version_num')::int / 10000 AS major, oid::text AS datid FROM pg_database WHERE datname = $1", [database.name]);
+  const datid = String(rows[0]?.datid);
   t.equal(snapshot.reachable, true);
   t.match(snapshot.version, new RegExp(`^${rows[0]?.major}\\.\\d+$`));
   t.ok((snapshot.database_size_bytes ?? 0) > 1_000_000, `size ${snapshot.database_size_bytes}`);
@@ -51,7 +52,7 @@ t.test('every snapshot field is filled and plausible after two cycles with traff
   t.equal(metrics.latency.source, 'estimate');
   t.ok((avg ?? 0) > 0 && (p95 ?? 0) >= (avg ?? 0) && (p99 ?? 0) >= (p95 ?? 0), JSON.stringify(metrics.latency));
   for (const counter of ['xact_commit', 'xact_rollback', 'blks_hit', 'blks_read', 'tup_inserted', 'tup_returned']) {
-    t.type(snapshot.counters[`pg_stat_database_${counter}`], 'number', counter);
+    t.type(snapshot.counters[`pg_stat_database_${counter}{datid="${datid}",datname="${database.name}"}`], 'number', counter);
   }
   t.ok(snapshot.collectors.every((outcome) => outcome.success), JSON.stringify(snapshot.collectors));
   const insert = snapshot.statements?.find((statement) => statement.query.startsWith('INSERT INTO notes'));

@@ -1,0 +1,109 @@
+import t from 'tap';
+import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
+import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
+import { bgwriterCounters } from '../../../../agent/collection/collectors/postgres/postgres-bgwriter-collector.js';
+import { topStatementCounters } from '../../../../agent/collection/collectors/postgres/postgres-statements-collector.js';
+import { replicationCounters } from '../../../../agent/collection/collectors/postgres/postgres-replication-collector.js';
+
+// Rows as the engines this machine does not run return them (PostgreSQL 12, 16, 17; MySQL 8.0),
+// recorded from their documentation's column lists and from sessions on those versions.
+
+const pg16Bgwriter = {
+  version_num: 160004,
+  stats: {
+    checkpoints_timed: 40, checkpoints_req: 2, checkpoint_write_time: 1500.5, checkpoint_sync_time: 12, buffers_checkpoint: 900,
+    buffers_clean: 3, maxwritten_clean: 0, buffers_backend: 77, buffers_backend_fsync: 0, buffers_alloc: 4000, stats_reset: '2026-11-01T00:00:00Z',
+  },
+};
+// pg_stat_bgwriter of PostgreSQL 17 kept three columns; the checkpoint ones moved to pg_stat_checkpointer.
+const pg17Bgwriter = { version_num: 170002, stats: { buffers_clean: 5, maxwritten_clean: 1, buffers_alloc: 5100, stats_reset: '2026-11-01T00:00:00Z' } };
+const pg17Checkpointer = {
+  stats: { num_timed: 41, num_requested: 3, restartpoints_timed: 0, restartpoints_req: 0, restartpoints_done: 0, write_time: 1600, sync_time: 13, buffers_written: 950, stats_reset: '2026-11-01T00:00:00Z' },
+};
+
+t.test('PostgreSQL 12 to 16: every pg_stat_bgwriter counter, no checkpointer series', async (t) => {
+  const counters = bgwriterCounters(pg16Bgwriter, undefined);
+  t.equal(Object.keys(counters).length, 10);
+  t.equal(counters.pg_stat_bgwriter_checkpoints_timed_total, 40);
+  t.equal(counters.pg_stat_bgwriter_checkpoint_write_time_total, 1500.5);
+  t.equal(counters.pg_stat_bgwriter_buffers_backend_total, 77);
+  t.notOk(Object.keys(counters).some((key) => key.startsWith('pg_stat_checkpointer')));
+});
+
+t.test('PostgreSQL 17: the bgwriter keeps three counters, the checkpoint ones come from pg_stat_checkpointer', async (t) => {
+  const counters = bgwriterCounters(pg17Bgwriter, pg17Checkpointer);
+  t.same(counters, {
+    pg_stat_bgwriter_buffers_clean_total: 5,
+    pg_stat_bgwriter_maxwritten_clean_total: 1,
+    pg_stat_bgwriter_buffers_alloc_total: 5100,
+    pg_stat_checkpointer_num_timed_total: 41,
+    pg_stat_checkpointer_num_requested_total: 3,
+    pg_stat_checkpointer_write_time_total: 1600,
+    pg_stat_checkpointer_sync_time_total: 13,
+    pg_stat_checkpointer_buffers_written_total: 950,
+  });
+  t.same(bgwriterCounters({ stats: JSON.stringify(pg17Bgwriter.stats) }, undefined), {
+    pg_stat_bgwriter_buffers_clean_total: 5,
+    pg_stat_bgwriter_maxwritten_clean_total: 1,
+    pg_stat_bgwriter_buffers_alloc_total: 5100,
+  }, 'a json column read as text is parsed');
+});
+
+t.test('replication: a primary with two replicas, a replica, a replica that replayed nothing yet', async (t) => {
+  const primary = replicationCounters({ is_replica: false, lag: 0 }, [
+    { application_name: 'walreceiver', client_addr: '10.0.0.2', state: 'streaming', lag_bytes: '16384', lag_seconds: 0.25 },
+    { application_name: 'standby2', client_addr: '', state: 'catchup', lag_bytes: null, lag_seconds: null },
+  ]);
+  t.same(primary, {
+    pg_replication_is_replica: 0,
+    pg_replication_lag: 0,
+    'pg_stat_replication_pg_wal_lsn_diff{application_name="walreceiver",client_addr="10.0.0.2",state="streaming"}': 16384,
+    'pg_stat_replication_replay_lag_seconds{application_name="walreceiver",client_addr="10.0.0.2",state="streaming"}': 0.25,
+    'pg_stat_replication_replay_lag_seconds{application_name="standby2",client_addr="",state="catchup"}': 0,
+  });
+  t.same(replicationCounters({ is_replica: true, lag: '12.5' }, []), { pg_replication_is_replica: 1, pg_replication_lag: 12.5 });
+  t.same(replicationCounters({ is_replica: true, lag: null }, []), { pg_replication_is_replica: 1 }, 'an unknown lag is left out, not 0');
+});
+
+t.test('activity by state: connections add up, every state listed', async (t) => {
+  const row = (state: string, count: number, max_tx_duration = 0) => ({ datname: 'shop', max: 100, state, count: String(count), max_tx_duration });
+  const contribution = activityContribution([row('active', 2, 3.5), row('idle', 5), row('idle in transaction', 1, 60), row('disabled', 0)]);
+  t.same(contribution.values, { 'connections.active': 2, 'connections.idle': 6, 'connections.total': 8, 'connections.max': 100 });
+  t.equal(contribution.counters?.['pg_stat_activity_count{datname="shop",state="idle in transaction"}'], 1);
+  t.equal(contribution.counters?.['pg_stat_activity_max_tx_duration{datname="shop",state="idle in transaction"}'], 60);
+  t.same(activityContribution([]).values, { 'connections.active': 0, 'connections.idle': 0, 'connections.total': 0, 'connections.max': null });
+});
+
+t.test('MySQL 8.0 status: labelled families, no query cache, values that are not numbers left out', async (t) => {
+  const rows = [
+    ['Com_select', '1200'], ['Com_stmt_execute', '7'], ['Handler_read_rnd_next', '99'], ['Handler_commit', '12'],
+    ['Innodb_buffer_pool_pages_data', '505'], ['Innodb_buffer_pool_pages_flushed', '3'], ['Innodb_buffer_pool_pages_total', '8192'],
+    ['Questions', '5000'], ['Uptime', '3600'], ['Threads_running', '2'], ['Innodb_page_size', '16384'], ['Table_open_cache_hits', '40'],
+  ].map(([Variable_name, Value]) => ({ Variable_name, Value }));
+  t.same(globalStatusCounters([...rows, { Variable_name: 'Com_ssl_cipher_list', Value: '' }, { Variable_name: 'Rsa_public_key', Value: '-----BEGIN' }]), {
+    'mysql_global_status_commands_total{command="select"}': 1200,
+    'mysql_global_status_commands_total{command="stmt_execute"}': 7,
+    'mysql_global_status_handlers_total{handler="read_rnd_next"}': 99,
+    'mysql_global_status_handlers_total{handler="commit"}': 12,
+    'mysql_global_status_buffer_pool_pages{state="data"}': 505,
+    'mysql_global_status_buffer_pool_pages{state="total"}': 8192,
+    mysql_global_status_questions: 5000,
+    mysql_global_status_uptime: 3600,
+    mysql_global_status_threads_running: 2,
+    mysql_global_status_innodb_page_size: 16384,
+    mysql_global_status_table_open_cache_hits: 40,
+  });
+});
+
+t.test('pg_stat_statements: only the top statements by total time, seconds from milliseconds', async (t) => {
+  const row = (queryid: string, total_ms: number) => ({ username: 'app', datname: 'shop', queryid, calls: '10', rows: 20, total_ms });
+  const counters = topStatementCounters([row('1', 5), row('2', 1500), row('3', 40)], 2);
+  t.same(counters, {
+    'pg_stat_statements_calls_total{user="app",datname="shop",queryid="2"}': 10,
+    'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="2"}': 1.5,
+    'pg_stat_statements_rows_total{user="app",datname="shop",queryid="2"}': 20,
+    'pg_stat_statements_calls_total{user="app",datname="shop",queryid="3"}': 10,
+    'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="3"}': 0.04,
+    'pg_stat_statements_rows_total{user="app",datname="shop",queryid="3"}': 20,
+  });
+});

@@ -1,0 +1,31 @@
+import t from 'tap';
+import { mysqlCollectors } from '../../../../../agent/collection/collectors/mysql/mysql-collectors.js';
+import { collectionRunner, mysqlSourceOn } from '../../../../helpers/collection-under-test.js';
+import { createThrowawayMysqlDatabase } from '../../../../helpers/throwaway-mysql-database.js';
+
+const database = await createThrowawayMysqlDatabase();
+const source = mysqlSourceOn(t, database);
+
+t.test("mysqld_exporter's series from the real engine: commands, handlers, buffer pool, variables, threads", async (t) => {
+  const client = await database.connect();
+  t.teardown(() => client.end());
+  await client.query('CREATE TABLE notes (id int PRIMARY KEY) ENGINE=InnoDB');
+  await client.query('INSERT INTO notes VALUES (1), (2)');
+
+  const snapshot = await collectionRunner(source, mysqlCollectors).collect();
+  t.ok(snapshot.collectors.every((outcome) => outcome.success), JSON.stringify(snapshot.collectors));
+  const { counters } = snapshot;
+  const [status] = await database.admin("SHOW GLOBAL STATUS LIKE 'Com_create_table'");
+  t.ok((counters['mysql_global_status_commands_total{command="create_table"}'] ?? 0) >= 1);
+  t.ok((counters['mysql_global_status_commands_total{command="create_table"}'] ?? Infinity) <= Number(status?.Value));
+  t.ok((counters['mysql_global_status_handlers_total{handler="write"}'] ?? 0) >= 2, 'the two rows written');
+  for (const state of ['data', 'free', 'total']) t.type(counters[`mysql_global_status_buffer_pool_pages{state="${state}"}`], 'number', state);
+  t.notOk(Object.keys(counters).some((key) => key.includes('state="flushed"')), 'flushed pages are a counter of another family');
+  const [variables] = await database.admin('SELECT @@innodb_buffer_pool_size AS pool, @@table_open_cache AS tables');
+  t.equal(counters.mysql_global_variables_innodb_buffer_pool_size, Number(variables?.pool));
+  t.equal(counters.mysql_global_variables_table_open_cache, Number(variables?.tables));
+  for (const name of ['threads_connected', 'open_tables', 'table_open_cache_hits', 'innodb_page_size', 'uptime']) {
+    t.type(counters[`mysql_global_status_${name}`], 'number', name);
+  }
+  t.ok((counters['mysql_info_schema_processlist_threads{command="sleep",state="unknown"}'] ?? 0) >= 1, 'the idle test session');
+});

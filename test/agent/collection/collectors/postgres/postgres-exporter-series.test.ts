@@ -1,0 +1,45 @@
+import t from 'tap';
+import { pgLockModes } from '../../../../../common/exporter-catalog.js';
+import { postgresCollectors } from '../../../../../agent/collection/collectors/postgres/postgres-collectors.js';
+import { collectionRunner, postgresSourceOn } from '../../../../helpers/collection-under-test.js';
+import { createThrowawayPostgresDatabase } from '../../../../helpers/throwaway-postgres-database.js';
+
+const database = await createThrowawayPostgresDatabase();
+const source = postgresSourceOn(t, database);
+
+t.test("postgres_exporter's series from the real engine: states, locks, bgwriter, start time, replication", async (t) => {
+  const holder = await database.connect();
+  t.teardown(() => holder.end());
+  await holder.query('CREATE TABLE stock (id int)');
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE stock IN EXCLUSIVE MODE');
+
+  const snapshot = await collectionRunner(source, postgresCollectors).collect();
+  t.ok(snapshot.collectors.every((outcome) => outcome.success), JSON.stringify(snapshot.collectors));
+  const { counters } = snapshot;
+  const datname = database.name;
+
+  t.equal(counters[`pg_stat_activity_count{datname="${datname}",state="idle in transaction"}`], 1, 'the session holding the lock');
+  t.ok((counters[`pg_stat_activity_max_tx_duration{datname="${datname}",state="idle in transaction"}`] ?? 0) > 0);
+  t.equal(counters[`pg_stat_activity_count{datname="${datname}",state="fastpath function call"}`], 0, 'every state is listed');
+  for (const mode of pgLockModes) t.type(counters[`pg_locks_count{datname="${datname}",mode="${mode}"}`], 'number', mode);
+  t.ok((counters[`pg_locks_count{datname="${datname}",mode="exclusivelock"}`] ?? 0) >= 1, 'the lock held is counted');
+
+  const { rows } = await database.admin(
+    `SELECT current_setting('server_version_num')::int AS version_num, extract(epoch FROM pg_postmaster_start_time()) AS started,
+            (SELECT buffers_alloc FROM pg_stat_bgwriter)::float AS buffers_alloc`,
+  );
+  const { version_num, started, buffers_alloc } = rows[0] as { version_num: number; started: string; buffers_alloc: number };
+  t.equal(counters.pg_postmaster_start_time_seconds, Number(started));
+  t.ok((counters.pg_stat_bgwriter_buffers_alloc_total ?? 0) >= buffers_alloc - 1000 && (counters.pg_stat_bgwriter_buffers_alloc_total ?? 0) <= buffers_alloc);
+  const checkpointer = Object.keys(counters).filter((key) => key.startsWith('pg_stat_checkpointer_'));
+  const bgwriter = Object.keys(counters).filter((key) => key.startsWith('pg_stat_bgwriter_'));
+  if (version_num >= 170_000) t.same([bgwriter.length, checkpointer.length], [3, 5]);
+  else t.same([bgwriter.length, checkpointer.length], [10, 0]);
+  const statements = Object.keys(counters).filter((key) => key.startsWith('pg_stat_statements_calls_total{'));
+  t.ok(statements.length > 0 && statements.length <= 100, `${statements.length} statements, the top 100 at most`);
+  t.ok(statements.every((key) => key.includes(`datname="${datname}"`) && /user="[^"]+"/.test(key)));
+  t.equal(counters.pg_replication_is_replica, 0, 'a standalone server is no replica');
+  t.equal(counters.pg_replication_lag, 0);
+  await holder.query('ROLLBACK');
+});
