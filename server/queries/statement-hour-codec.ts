@@ -1,3 +1,5 @@
+import { unzigzag, VarintReader, VarintWriter, zigzag } from '../storage/varint-bytes.js';
+
 /** A minute holds the statement intervals that ended within (start, start + 1 minute]. */
 export const minuteMs = 60_000;
 export const hourMs = 3_600_000;
@@ -41,55 +43,55 @@ export function encodeStatementHour(hour: number, entries: readonly StatementMin
     if (last !== undefined && last[0]!.minute === entry.minute) last.push(entry);
     else minutes.push([entry]);
   }
-  out.unsigned(1);
-  out.unsigned(minutes.length);
+  out.uint(1);
+  out.uint(minutes.length);
   for (const group of minutes) {
     const { minute, earliestStart } = group[0]!;
-    out.unsigned((minute - hour) / minuteMs);
-    out.unsigned(earliestStart === null ? 0 : 1 + zigzag(minute - earliestStart));
-    out.unsigned(group.length);
+    out.uint((minute - hour) / minuteMs);
+    out.uint(earliestStart === null ? 0 : 1 + zigzag(minute - earliestStart));
+    out.uint(group.length);
   }
   for (const group of minutes) {
     let previous = 0;
     for (const { key } of group) {
-      out.unsigned(key - previous);
+      out.uint(key - previous);
       previous = key;
     }
   }
-  for (const { calls } of sorted) out.unsigned(zigzag(calls));
-  for (const { totalUs } of sorted) out.unsigned(zigzag(totalUs));
-  for (const { maxUs } of sorted) out.unsigned(maxUs === null ? 0 : 1 + zigzag(maxUs));
-  for (const { rows } of sorted) out.unsigned(zigzag(rows));
-  for (const { minute, lastTs } of sorted) out.unsigned(lastTs - minute);
-  return out.buffer();
+  for (const { calls } of sorted) out.uint(zigzag(calls));
+  for (const { totalUs } of sorted) out.uint(zigzag(totalUs));
+  for (const { maxUs } of sorted) out.uint(maxUs === null ? 0 : 1 + zigzag(maxUs));
+  for (const { rows } of sorted) out.uint(zigzag(rows));
+  for (const { minute, lastTs } of sorted) out.uint(lastTs - minute);
+  return Buffer.from(out.finish());
 }
 
 export function decodeStatementHour(hour: number, blob: Uint8Array): StatementMinute[] {
   const input = new VarintReader(blob);
-  const version = input.unsigned();
+  const version = input.uint();
   if (version !== 1) throw new Error(`Unknown statement hour encoding ${version}`);
   const entries: StatementMinute[] = [];
-  const minuteCount = input.unsigned();
+  const minuteCount = input.uint();
   for (let m = 0; m < minuteCount; m++) {
-    const minute = hour + input.unsigned() * minuteMs;
-    const startCode = input.unsigned();
+    const minute = hour + input.uint() * minuteMs;
+    const startCode = input.uint();
     const earliestStart = startCode === 0 ? null : minute - unzigzag(startCode - 1);
-    const count = input.unsigned();
+    const count = input.uint();
     for (let i = 0; i < count; i++) entries.push({ minute, earliestStart, key: 0, calls: 0, totalUs: 0, maxUs: null, rows: 0, lastTs: 0 });
   }
   let previous = 0;
   for (const [i, entry] of entries.entries()) {
     if (i > 0 && entries[i - 1]!.minute !== entry.minute) previous = 0;
-    entry.key = previous += input.unsigned();
+    entry.key = previous += input.uint();
   }
-  for (const entry of entries) entry.calls = unzigzag(input.unsigned());
-  for (const entry of entries) entry.totalUs = unzigzag(input.unsigned());
+  for (const entry of entries) entry.calls = unzigzag(input.uint());
+  for (const entry of entries) entry.totalUs = unzigzag(input.uint());
   for (const entry of entries) {
-    const code = input.unsigned();
+    const code = input.uint();
     entry.maxUs = code === 0 ? null : unzigzag(code - 1);
   }
-  for (const entry of entries) entry.rows = unzigzag(input.unsigned());
-  for (const entry of entries) entry.lastTs = entry.minute + input.unsigned();
+  for (const entry of entries) entry.rows = unzigzag(input.uint());
+  for (const entry of entries) entry.lastTs = entry.minute + input.uint();
   return entries;
 }
 
@@ -122,48 +124,4 @@ export function mergeStatementMinutes(into: StatementMinute[], more: readonly St
 /** The earlier of two interval starts; null (an interval with no known start) wins. */
 function earlier(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : Math.min(a, b);
-}
-
-function zigzag(value: number): number {
-  return value >= 0 ? value * 2 : -value * 2 - 1;
-}
-
-function unzigzag(code: number): number {
-  return code % 2 === 0 ? code / 2 : -(code + 1) / 2;
-}
-
-/** LEB128 by arithmetic rather than bit operations: values up to 2^53. */
-class VarintWriter {
-  readonly #bytes: number[] = [];
-
-  unsigned(value: number): void {
-    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`Not a varint: ${value}`);
-    while (value >= 0x80) {
-      this.#bytes.push((value % 0x80) + 0x80);
-      value = Math.floor(value / 0x80);
-    }
-    this.#bytes.push(value);
-  }
-
-  buffer(): Buffer {
-    return Buffer.from(this.#bytes);
-  }
-}
-
-class VarintReader {
-  #offset = 0;
-
-  constructor(private readonly bytes: Uint8Array) {}
-
-  unsigned(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.bytes[this.#offset++];
-      if (byte === undefined) throw new RangeError('Truncated statement hour');
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  }
 }

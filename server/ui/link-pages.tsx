@@ -1,10 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Accounts } from '../auth/create-accounts.js';
 import type { User } from '../auth/identity/user.js';
 import type { LinkPurpose } from '../auth/one-time-links/link-purpose.js';
-import type { SessionCookie } from '../auth/sessions/session-cookie.js';
-import type { HostCookie } from '../http/host-cookie.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
 import { InvalidRequestError, NotFoundError } from '../errors.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
@@ -12,25 +9,14 @@ import { requestClient } from '../http/request-client.js';
 import { formField } from './form-body.js';
 import { InvitationPage } from './invitation-page.js';
 import { LinkNotValidPage } from './link-not-valid-page.js';
-import type { LoginCsrf } from './login-csrf.js';
-import type { PageRenderer } from './page-renderer.js';
 import { PasswordResetPage } from './password-reset-page.js';
 import { ResetRequestPage } from './reset-request-page.js';
 import { retryInWords } from './retry-in-words.js';
 import { seeOther } from './see-other.js';
+import type { SignInPagesDependencies } from './sign-in-pages.js';
 
 /** The pages whose path holds a one-time token: it must reach no log and no Referer. */
 export const linkPagePaths = ['/invitations/:token', '/password-reset/:token'] as const;
-
-export interface LinkPagesDependencies {
-  accounts: Accounts;
-  sessionCookie: SessionCookie;
-  /** Holds a sign-in waiting for its second factor: a link stands for the password, never for the second factor. */
-  pendingSignInCookie: HostCookie;
-  loginCsrf: LoginCsrf;
-  renderer: PageRenderer;
-  now: () => Date;
-}
 
 const expiredForm = 'This form has expired. Please try again.';
 
@@ -38,9 +24,11 @@ const expiredForm = 'This form has expired. Please try again.';
  * The one-time links' pages: `{auth_url}/invitations/{token}` (name and password, then signed in),
  * `/password-reset/{token}` (a new password; every other session ends, then signed in) and
  * `/password-reset`, where a forgotten password is asked for by email. Their forms carry the
- * sign-in form's CSRF token: no other site can make a browser accept a link of its own.
+ * sign-in form's CSRF token: no other site can make a browser accept a link of its own. A link
+ * stands for the password, never for the second factor: a user who has one goes on to
+ * `/login/two-factor` like any other sign-in. The sign-in pages' dependencies are theirs too.
  */
-export function linkPages(router: Router, deps: LinkPagesDependencies): void {
+export function linkPages(router: Router, deps: SignInPagesDependencies): void {
   const { accounts, sessionCookie, pendingSignInCookie, loginCsrf, renderer, now } = deps;
   const [invitationPath, resetPath] = linkPagePaths;
 

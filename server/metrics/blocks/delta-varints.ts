@@ -1,4 +1,4 @@
-import type { VarintReader, VarintWriter } from './varint-bytes.js';
+import { unzigzag, zigzag, type VarintReader, type VarintWriter } from '../../storage/varint-bytes.js';
 
 /** The largest magnitude a sequence may hold: the zigzag of a difference of two stays exact in a double. */
 export const maxMagnitude = 2 ** 51;
@@ -44,12 +44,4 @@ export function readDeltas(reader: VarintReader, count: number): number[] {
     index += run;
   }
   return values;
-}
-
-function zigzag(value: number): number {
-  return value >= 0 ? value * 2 : -value * 2 - 1;
-}
-
-function unzigzag(value: number): number {
-  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
 }

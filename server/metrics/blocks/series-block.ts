@@ -1,5 +1,5 @@
 import { readDeltas, writeDeltas } from './delta-varints.js';
-import { VarintReader, VarintWriter } from './varint-bytes.js';
+import { VarintReader, VarintWriter } from '../../storage/varint-bytes.js';
 
 /** Which values of a block are there: none, all, or those a bitmap marks. */
 const enum Presence {

@@ -1,5 +1,5 @@
 import { readDeltas, writeDeltas } from './delta-varints.js';
-import { VarintReader, VarintWriter } from './varint-bytes.js';
+import { VarintReader, VarintWriter } from '../../storage/varint-bytes.js';
 
 /**
  * The timestamps of one database's samples in one hour, stored once for all its series: the count,

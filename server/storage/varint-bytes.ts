@@ -8,6 +8,7 @@ export class VarintWriter {
   }
 
   uint(value: number): void {
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a varint: ${value}`);
     this.#reserve(8);
     let rest = value;
     // Bitwise below 2^31, arithmetic above (bit operators work on 32 bits).
@@ -57,7 +58,7 @@ export class VarintReader {
   }
 
   byte(): number {
-    if (this.#offset >= this.bytes.length) throw new RangeError('truncated block');
+    if (this.#offset >= this.bytes.length) throw new RangeError('truncated varints');
     return this.bytes[this.#offset++]!;
   }
 
@@ -65,4 +66,13 @@ export class VarintReader {
   get done(): boolean {
     return this.#offset === this.bytes.length;
   }
+}
+
+/** Signed to unsigned, small magnitudes staying small: 0, -1, 1, -2 … become 0, 1, 2, 3 … */
+export function zigzag(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+
+export function unzigzag(code: number): number {
+  return code % 2 === 0 ? code / 2 : -(code + 1) / 2;
 }
