@@ -370,4 +370,8 @@ t.test('the authorization error page says what is wrong, not a stock "Bad reques
     t.match(page.text, words, JSON.stringify(attempt));
     t.notMatch(page.text, 'Bad request');
   }
+  const twoStates = await browser.client.get(`${browser.authorizeUrl(requestFor(confidential))}&state=again`);
+  t.equal(twoStates.status, 303, 'a repeated state, once the redirect address is trusted, goes back to the client');
+  t.equal(new URL(twoStates.location!).searchParams.get('error'), 'invalid_request');
+  t.equal(new URL(twoStates.location!).searchParams.get('state'), null, 'with no state to pick');
 });
