@@ -60,7 +60,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(errorHandler(deps.logger));
   app.use(deps.pages);
   app.use(onlyUnderV1(authenticate(deps.credentials, now)));
-  app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now)));
+  const ownLimitPaths = new Set(routes.filter((route) => route.ownRateLimit).map((route) => route.path));
+  app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now, ownLimitPaths)));
   app.use(unmatched());
   const formPaths = new Set(routes.filter((route) => route.form !== undefined).map((route) => route.path));
   for (const middleware of jsonBody(deps.bodyLimitBytes, formPaths)) app.use(middleware);

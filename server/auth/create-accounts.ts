@@ -41,7 +41,7 @@ import { InvitationsService, type InvitedUsers, type InvitingOrganizations } fro
 import { profileRoutes } from './users/profile-routes.js';
 import { ProfileService, type ProfileUsers } from './users/profile-service.js';
 import { usersRoutes } from './users/users-routes.js';
-import { UsersService, type ManagedUsers, type PersonalKeys } from './users/users-service.js';
+import { UsersService, type ManagedUsers, type UserTokens } from './users/users-service.js';
 
 export interface AccountsDependencies {
   db: Db;
@@ -56,8 +56,8 @@ export interface AccountsDependencies {
   /** The API key feature: the credential /v1 looks for in an Authorization header. */
   apiKeys: ApiKeysService;
   /** The API key feature's records: a disabled user's personal tokens go with them. */
-  personalKeys: PersonalKeys;
-  /** OAuth access tokens (`dbm_oat_...`), looked for before keys in the same header. */
+  personalKeys: UserTokens;
+  /** OAuth access tokens (`dbm_oat_...`), looked for before keys in the same header; a disabled user's are revoked. */
   oauthTokens: OAuthTokensService;
   /** `server.public_url`: the origin of invitation and password-reset links; https makes the session cookie Secure and `__Host-` prefixed. */
   publicUrl: string;
@@ -79,7 +79,7 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
   const profile = new ProfileService(users, sessions, signIn, audit, transaction);
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
-  const organizationUsers = new UsersService(users, sessions, personalKeys, links, audit, transaction);
+  const organizationUsers = new UsersService(users, sessions, personalKeys, oauthTokens, links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
   const twoFactor = new TwoFactorService(new TwoFactorRepository(db), users, sessions, signIn, secretBox, audit, transaction);
   const twoFactorStandings = new TwoFactorStandings(organizationSettings, users);

@@ -16,10 +16,11 @@ export const agentHourlyFloor = 36_000;
  * Counts per principal, with the plan's hourly limit: a user's personal tokens and sessions together, a service
  * account's keys together, so minting keys buys no more requests. Without a valid credential, per
  * client address (IPv6 per /64). Agent ingest has buckets of its own so dashboard use can never
- * stop monitoring.
+ * stop monitoring. Endpoints with limits of their own (`ownLimitPaths`) are left to them.
  */
-export function rateLimit(limiter: RateLimiter, now: () => Date): Middleware {
+export function rateLimit(limiter: RateLimiter, now: () => Date, ownLimitPaths: ReadonlySet<string> = new Set()): Middleware {
   return async (ctx, next) => {
+    if (ownLimitPaths.has(ctx.path)) return next();
     const auth = ctx.state.auth as AuthResult | undefined;
     const principal = auth !== undefined && 'principal' in auth ? auth.principal : undefined;
     const family = ctx.path.startsWith('/v1/agent/') ? 'agent' : 'api';

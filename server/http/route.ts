@@ -41,6 +41,11 @@ export interface RouteDefinition<
    * own format (RFC 6749 §5.2).
    */
   form?: z.ZodObject;
+  /**
+   * The endpoint applies its own limits (brute-force ones, whatever the plan) and sends the
+   * X-RateLimit-* headers itself: the plan's hourly limit does not count its requests.
+   */
+  ownRateLimit?: true;
   /** Check the body with compiledBodyParser (a hot route whose body schema has no defaults or transforms). */
   compiledBody?: true;
   responses: Record<number, RouteResponse>;

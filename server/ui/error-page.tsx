@@ -18,12 +18,12 @@ export function errorTitle(status: number): string {
   return explanationOf(status).title;
 }
 
-/** The body of an error page; `text` replaces the status's stock explanation. */
-export function ErrorPage({ status, text, requestId }: { status: number; text?: string | undefined; requestId?: string | undefined }) {
+/** The body of an error page; `title` and `text` replace the status's stock heading and explanation. */
+export function ErrorPage({ status, title, text, requestId }: { status: number; title?: string | undefined; text?: string | undefined; requestId?: string | undefined }) {
   const explanation = explanationOf(status);
   return (
     <section class="card" aria-labelledby="error-title">
-      <h1 id="error-title">{explanation.title}</h1>
+      <h1 id="error-title">{title ?? explanation.title}</h1>
       <p>{text ?? explanation.text}</p>
       {requestId !== undefined && <p class="muted">{`Request id: ${requestId}`}</p>}
       <p>

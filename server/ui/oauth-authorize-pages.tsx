@@ -21,6 +21,12 @@ import { seeOther } from './see-other.js';
 /** The authorization request's parameters the consent form carries back. */
 const requestParameters = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
 
+/** The error page's heading for what could not be trusted. */
+const untrustedHeadings: Record<UntrustedRedirectError['fault'], string> = {
+  client_id: 'Unknown application',
+  redirect_uri: 'Redirect address not registered',
+};
+
 export interface OAuthAuthorizePagesDependencies {
   accounts: Accounts;
   oauth: OAuth;
@@ -81,7 +87,8 @@ export function oauthAuthorizePages(router: Router, deps: OAuthAuthorizePagesDep
     } catch (error) {
       if (error instanceof AuthorizationRedirectError) return seeOther(ctx, error.redirectTo);
       if (!(error instanceof UntrustedRedirectError)) throw error;
-      return renderer.send(ctx, { status: 400, title: 'Cannot authorize' }, <ErrorPage status={400} text={`${error.message}. Tell the application's developers.`} />);
+      const heading = untrustedHeadings[error.fault];
+      return renderer.send(ctx, { status: 400, title: heading }, <ErrorPage status={400} title={heading} text={`${error.message}. Tell the application's developers.`} />);
     }
     work(request);
   }

@@ -2,9 +2,13 @@ import { requestClient } from '../../http/request-client.js';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
 import { errorBody, errorResponses } from '../../openapi/error-responses.js';
+import { credentialKinds } from '../principal.js';
 import type { ApiKeysService } from './api-keys-service.js';
 import { presentApiKey } from './api-key-presenter.js';
 import { apiKeyCreateBody, apiKeyIdParams, apiKeyList, apiKeyListQuery, createdApiKey } from './api-keys-schema.js';
+
+/** An OAuth access token makes no key: the key would outlive the authorization its user can withdraw. */
+const keyMakers = credentialKinds.filter((kind) => kind !== 'oauth_token');
 
 export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDefinition[] {
   return [
@@ -20,9 +24,10 @@ export function apiKeysRoutes(apiKeys: ApiKeysService, now: () => Date): RouteDe
         '(authentication refuses a key whose parent or any ancestor is revoked or expired). ' +
         'Members make personal tokens for themselves; owners and admins also keys of any service account; ' +
         'a service-account key keys of its own service account only. An organization holds at most ' +
-        '`api_keys.max_live_per_organization` (default 1,000) keys neither revoked nor expired; one more is refused with 409 `limit_reached`.',
+        '`api_keys.max_live_per_organization` (default 1,000) keys neither revoked nor expired; one more is refused with 409 `limit_reached`. ' +
+        'An OAuth access token makes no key (403 `credential_not_accepted`): the key would outlive the authorization its user can withdraw.',
       tag: 'API keys',
-      auth: { scope: 'api_keys', access: 'write' },
+      auth: { scope: 'api_keys', access: 'write', credentials: keyMakers },
       body: apiKeyCreateBody,
       responses: {
         201: { description: 'The key, with its value', schema: createdApiKey },

@@ -9,7 +9,7 @@ function openToMembersWithoutFactor(ctx: Context): boolean {
 }
 
 /**
- * Another resolver whose users' sessions and personal tokens are refused (403 two_factor_required)
+ * Another resolver whose users' sessions, personal tokens and OAuth access tokens are refused (403 two_factor_required)
  * once their organization requires a second factor they still lack past its grace period.
  */
 export class TwoFactorEnforcedResolver implements CredentialResolver {

@@ -7,6 +7,7 @@ import { OAuthAuthorizationService } from './oauth-authorization-service.js';
 import { OAuthGrantsRepository } from './oauth-grants-repository.js';
 import { oauthRoutes } from './oauth-routes.js';
 import { OAuthTokensService } from './oauth-tokens-service.js';
+import { TokenEndpointThrottle } from './token-endpoint-throttle.js';
 
 export interface OAuthDependencies {
   db: Db;
@@ -24,9 +25,10 @@ export function createOAuth({ db, audit, publicUrl, transaction }: OAuthDependen
   const applications = new OAuthApplicationsService(new OAuthApplicationsRepository(db), audit, transaction);
   const tokens = new OAuthTokensService(grants, audit, transaction);
   const authorization = new OAuthAuthorizationService(applications, grants, audit, transaction, issuer);
+  const throttle = new TokenEndpointThrottle();
   return {
     oauth: { applications, tokens, authorization },
-    routes: (now: () => Date): RouteDefinition[] => oauthRoutes({ applications, tokens, issuer, now }),
+    routes: (now: () => Date): RouteDefinition[] => oauthRoutes({ applications, tokens, throttle, issuer, now }),
   };
 }
 

@@ -29,7 +29,11 @@ export interface AuthorizationRequest {
 
 /** The request cannot be trusted to name where to send the user: shown as an error page, never redirected (RFC 6749 §4.1.2.1). */
 export class UntrustedRedirectError extends Error {
-  constructor(message: string) {
+  constructor(
+    /** What cannot be trusted: which application asks, or where to send the user back. */
+    readonly fault: 'client_id' | 'redirect_uri',
+    message: string,
+  ) {
     super(message);
     this.name = 'UntrustedRedirectError';
   }
@@ -62,27 +66,32 @@ export class OAuthAuthorizationService {
    * hold, a fault is an UntrustedRedirectError. After, faults go back to the client as redirects.
    */
   validate(parameters: AuthorizationParameters): AuthorizationRequest {
-    const single = (name: string): string | undefined => {
+    const untrusted = (name: 'client_id' | 'redirect_uri'): string | undefined => {
       const value = parameters[name];
-      if (Array.isArray(value)) throw new UntrustedRedirectError(`The parameter ${name} is repeated`);
+      if (Array.isArray(value)) throw new UntrustedRedirectError(name, `The parameter ${name} is repeated`);
       return value;
     };
-    const clientId = single('client_id');
-    const client = clientId === undefined ? undefined : this.applications.findClient(clientId);
-    if (client === undefined) throw new UntrustedRedirectError('The application asking for access is not registered here');
-    const redirectUri = single('redirect_uri');
-    if (redirectUri === undefined || !(JSON.parse(client.redirect_uris) as string[]).includes(redirectUri)) {
-      throw new UntrustedRedirectError(`The redirect address is not one registered for ${client.name}`);
+    const clientId = untrusted('client_id');
+    if (clientId === undefined) throw new UntrustedRedirectError('client_id', 'The request names no application (client_id)');
+    const client = this.applications.findClient(clientId);
+    if (client === undefined) throw new UntrustedRedirectError('client_id', 'The application asking for access is not registered here');
+    const redirectUri = untrusted('redirect_uri');
+    if (redirectUri === undefined) throw new UntrustedRedirectError('redirect_uri', 'The request names no redirect address (redirect_uri)');
+    if (!(JSON.parse(client.redirect_uris) as string[]).includes(redirectUri)) {
+      throw new UntrustedRedirectError('redirect_uri', `The redirect address is not one registered for ${client.name}`);
     }
-    const state = single('state');
+    const state = Array.isArray(parameters.state) ? undefined : parameters.state;
     const refuse = (code: OAuthErrorCode, description: string) => {
       const error = new OAuthError(code, description);
       return new AuthorizationRedirectError(this.errorRedirect(redirectUri, error, state), error);
     };
-    for (const name of ['response_type', 'scope', 'code_challenge', 'code_challenge_method']) {
-      if (Array.isArray(parameters[name])) throw refuse('invalid_request', `The parameter ${name} is repeated`);
-    }
-    if (parameters.response_type !== 'code') throw refuse('unsupported_response_type', 'Only response_type=code is supported');
+    const single = (name: string): string | undefined => {
+      const value = parameters[name];
+      if (Array.isArray(value)) throw refuse('invalid_request', `The parameter ${name} is repeated`);
+      return value;
+    };
+    if (Array.isArray(parameters.state)) throw refuse('invalid_request', 'The parameter state is repeated');
+    if (single('response_type') !== 'code') throw refuse('unsupported_response_type', 'Only response_type=code is supported');
     const challenge = single('code_challenge');
     const method = single('code_challenge_method');
     if (challenge !== undefined && method !== 'S256') throw refuse('invalid_request', 'code_challenge_method must be S256 (plain is refused)');

@@ -2,11 +2,17 @@ import type { Context } from 'koa';
 import type { ClientCredentials } from './oauth-applications-service.js';
 import { OAuthError } from './oauth-error.js';
 
+/** The form fields a client may authenticate with. */
+export interface ClientCredentialFields {
+  client_id?: string | undefined;
+  client_secret?: string | undefined;
+}
+
 /**
  * The client's credentials from HTTP Basic (RFC 6749 §2.3.1: each part form-url-encoded) or from the
  * form; a client uses one method only.
  */
-export function clientCredentials(ctx: Context, form: { client_id?: string | undefined; client_secret?: string | undefined }): ClientCredentials {
+export function clientCredentials(ctx: Context, form: ClientCredentialFields): ClientCredentials {
   const basic = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(ctx.get('Authorization'));
   if (basic === null) {
     if (form.client_id === undefined) throw new OAuthError('invalid_client', 'client_id is required (in the form or with HTTP Basic)');

@@ -35,6 +35,7 @@ export interface OAuthCodeRow {
 /** A code with who it was issued to. */
 export interface OAuthCodeLookupRow extends OAuthCodeRow {
   client_id: string;
+  user_status: UserStatus;
 }
 
 export interface OAuthTokenRow {
@@ -73,6 +74,7 @@ export class OAuthGrantsRepository {
   readonly #deleteExpiredCodes;
   readonly #insertGrant;
   readonly #revokeGrant;
+  readonly #revokeGrantsOfUser;
   readonly #insertToken;
   readonly #token;
   readonly #useToken;
@@ -96,8 +98,9 @@ export class OAuthGrantsRepository {
        VALUES (@code_hash, @authorization_id, @redirect_uri, @scopes, @code_challenge, @created_at, @expires_at, @grant_id)`,
     );
     this.#code = db.prepare<[Buffer], OAuthCodeLookupRow>(
-      `SELECT c.*, a.client_id FROM oauth_codes c
+      `SELECT c.*, a.client_id, u.status AS user_status FROM oauth_codes c
        JOIN oauth_authorizations z ON z.id = c.authorization_id JOIN oauth_applications a ON a.id = z.application_id
+       JOIN users u ON u.id = z.user_id
        WHERE c.code_hash = ?`,
     );
     this.#useCode = db.prepare<[string, Buffer]>('UPDATE oauth_codes SET grant_id = ? WHERE code_hash = ? AND grant_id IS NULL');
@@ -106,6 +109,9 @@ export class OAuthGrantsRepository {
       'INSERT INTO oauth_grants (id, authorization_id, scopes, created_at) VALUES (?, ?, ?, ?)',
     );
     this.#revokeGrant = db.prepare<[string, string]>('UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.#revokeGrantsOfUser = db.prepare<[string, string]>(
+      'UPDATE oauth_grants SET revoked_at = ? WHERE revoked_at IS NULL AND authorization_id IN (SELECT id FROM oauth_authorizations WHERE user_id = ?)',
+    );
     this.#insertToken = db.prepare<OAuthTokenRow>(
       `INSERT INTO oauth_tokens (token_hash, kind, grant_id, scopes, created_at, expires_at, used_at, revoked_at)
        VALUES (@token_hash, @kind, @grant_id, @scopes, @created_at, @expires_at, @used_at, @revoked_at)`,
@@ -166,6 +172,10 @@ export class OAuthGrantsRepository {
   /** Revokes the grant: every access and refresh token of its family stops working. */
   revokeGrant(id: string, at: string): void {
     this.#revokeGrant.run(at, id);
+  }
+
+  revokeGrantsOfUser(userId: string, at: string): void {
+    this.#revokeGrantsOfUser.run(at, userId);
   }
 
   insertToken(row: OAuthTokenRow): void {

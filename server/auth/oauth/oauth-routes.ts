@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
@@ -6,7 +7,7 @@ import { administration, administrationNote } from '../administration.js';
 import { requestOrigin } from '../audit/audit-origin.js';
 import { actingUser, personCredentials } from '../principal.js';
 import type { OAuthApplicationsService } from './oauth-applications-service.js';
-import { clientCredentials } from './oauth-client-credentials.js';
+import { clientCredentials, type ClientCredentialFields } from './oauth-client-credentials.js';
 import { answerOAuth, readOAuthForm } from './oauth-form.js';
 import { presentApplication, presentAuthorization } from './oauth-presenter.js';
 import {
@@ -26,9 +27,13 @@ import {
 } from './oauth-schema.js';
 import { oauthScopes } from './oauth-scopes.js';
 import type { OAuthTokensService } from './oauth-tokens-service.js';
+import { tokenEndpointFailureLimit, type CountForClient, type TokenEndpointThrottle } from './token-endpoint-throttle.js';
 
 const tag = 'OAuth';
 const userTokenNote = 'Through a personal token, the token needs the `api_keys` scope.';
+const throttleNote =
+  ` Not counted in the plan's hourly limit: at most ${tokenEndpointFailureLimit} failed requests per client and per client address in 15 minutes, ` +
+  'and the X-RateLimit-* headers tell those (a request that succeeds uses none up).';
 const oauthErrors = {
   400: {
     description:
@@ -37,19 +42,30 @@ const oauthErrors = {
     schema: z.union([oauthErrorBody, errorBody]),
   },
   401: { description: 'invalid_client: unknown client or failed client authentication', schema: oauthErrorBody },
-  429: { description: 'Too many requests from this client address', schema: errorBody },
+  429: {
+    description: `More than ${tokenEndpointFailureLimit} failed requests in 15 minutes from this client address or for this client, whatever the plan`,
+    schema: errorBody,
+  },
 };
 
 export interface OAuthRoutesDependencies {
   applications: OAuthApplicationsService;
   tokens: OAuthTokensService;
+  /** The token and revocation endpoints' brute-force limits, in place of the plan's hourly one. */
+  throttle: TokenEndpointThrottle;
   /** `server.public_url`, without a trailing slash: the issuer and the origin of the endpoints in the metadata. */
   issuer: string;
   now: () => Date;
 }
 
 /** Application registration, the token and revocation endpoints, the server metadata, and the user's authorizations. */
-export function oauthRoutes({ applications, tokens, issuer, now }: OAuthRoutesDependencies): RouteDefinition[] {
+export function oauthRoutes({ applications, tokens, throttle, issuer, now }: OAuthRoutesDependencies): RouteDefinition[] {
+  /** The client the request authenticates as; the attempt counts for that client from the moment it is named. */
+  const authenticatedClient = (ctx: Context, form: ClientCredentialFields, countForClient: CountForClient) => {
+    const credentials = clientCredentials(ctx, form);
+    countForClient(credentials.clientId);
+    return applications.authenticateClient(credentials);
+  };
   return [
     defineRoute({
       method: 'post',
@@ -123,34 +139,41 @@ export function oauthRoutes({ applications, tokens, issuer, now }: OAuthRoutesDe
         'Form-encoded (RFC 6749 §4.1.3, §6). The client authenticates with HTTP Basic or with client_id and client_secret in the form ' +
         '(a public client sends its client_id only). A code works once, for 60 seconds, for the client, redirect_uri and PKCE challenge it was ' +
         'issued for; a second use revokes every token issued for it. Each refresh token works once: the answer carries its successor, and a ' +
-        'reused one revokes its whole family. Access tokens last 3600 s. Errors are RFC 6749 §5.2 bodies, not the Error envelope.',
+        'reused one revokes its whole family. Access tokens last 3600 s. Errors are RFC 6749 §5.2 bodies, not the Error envelope.' +
+        throttleNote,
       tag,
       auth: 'public',
       form: tokenRequestForm,
+      ownRateLimit: true,
       responses: { 200: { description: 'RFC 6749 §5.1 (Cache-Control: no-store)', schema: tokenResponse }, ...oauthErrors },
       handler: (ctx) =>
-        answerOAuth(ctx, () => {
-          const form = readOAuthForm(ctx, tokenRequestForm);
-          const client = applications.authenticateClient(clientCredentials(ctx, form));
-          if (form.grant_type === 'refresh_token') return tokens.refresh(client, { refreshToken: form.refresh_token, scope: form.scope }, now());
-          return tokens.exchangeCode(client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier }, now());
-        }),
+        answerOAuth(ctx, () =>
+          throttle.attempt(ctx, now(), (countForClient) => {
+            const form = readOAuthForm(ctx, tokenRequestForm);
+            const client = authenticatedClient(ctx, form, countForClient);
+            if (form.grant_type === 'refresh_token') return tokens.refresh(client, { refreshToken: form.refresh_token, scope: form.scope }, now());
+            return tokens.exchangeCode(client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier }, now());
+          }),
+        ),
     }),
     defineRoute({
       method: 'post',
       path: '/v1/oauth/revoke',
       operationId: 'oauthRevoke',
       summary: 'RFC 7009 token revocation: a refresh token revokes its whole family',
-      description: 'The client authenticates as at the token endpoint. An unknown token, or one issued to another client, is answered 200 too.',
+      description: `The client authenticates as at the token endpoint. An unknown token, or one issued to another client, is answered 200 too.${throttleNote}`,
       tag,
       auth: 'public',
       form: revocationForm,
+      ownRateLimit: true,
       responses: { 200: { description: 'Revoked (or there was nothing to revoke)' }, ...oauthErrors },
       handler: (ctx) =>
-        answerOAuth(ctx, () => {
-          const form = readOAuthForm(ctx, revocationForm);
-          tokens.revoke(applications.authenticateClient(clientCredentials(ctx, form)), form.token, now());
-        }),
+        answerOAuth(ctx, () =>
+          throttle.attempt(ctx, now(), (countForClient) => {
+            const form = readOAuthForm(ctx, revocationForm);
+            tokens.revoke(authenticatedClient(ctx, form, countForClient), form.token, now());
+          }),
+        ),
     }),
     defineRoute({
       method: 'get',

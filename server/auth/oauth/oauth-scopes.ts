@@ -12,7 +12,7 @@ export const scopeDescriptions: Record<OAuthScope, string> = {
   alerts: 'Alerts and alert rules',
   optimizations: 'Optimizations: index analyses and applying them',
   webhooks: 'Webhooks: where events are sent',
-  api_keys: 'Your API keys, sessions and authorized applications',
+  api_keys: 'API keys: listing and revoking them, never making one (for owners and admins, the audit log too)',
 };
 
 /** An application registered without a list gets the default key scopes. */

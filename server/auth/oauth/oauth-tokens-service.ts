@@ -61,6 +61,7 @@ export class OAuthTokensService {
       throw invalidGrant('The code was used before; the tokens issued for it are revoked');
     }
     if (Date.parse(row.expires_at) <= now.getTime()) throw invalidGrant('The code has expired');
+    if (row.user_status !== 'active') throw invalidGrant('The user is not active');
     if (redirectUri !== row.redirect_uri) throw invalidGrant('redirect_uri is not the one of the authorization request');
     if (row.code_challenge === null ? codeVerifier !== undefined : codeVerifier === undefined || !verifierMatches(codeVerifier, row.code_challenge)) {
       throw invalidGrant('code_verifier does not match the code_challenge of the authorization request');
@@ -121,6 +122,11 @@ export class OAuthTokensService {
       access: roleAccess(row.user_role),
       scopes: row.scopes.split(' ') as OAuthScope[],
     };
+  }
+
+  /** A disabled user's tokens, every family of every application they authorized: re-enabling them brings none back. */
+  revokeOfUser(userId: string, at: string): void {
+    this.grants.revokeGrantsOfUser(userId, at);
   }
 
   /** The applications the user has authorized. */

@@ -28,8 +28,8 @@ export interface ManagedUsers {
   delete(orgId: string, id: string): boolean;
 }
 
-/** The API key feature's keys: a disabled user's personal tokens are revoked with them. */
-export interface PersonalKeys {
+/** A kind of token a user holds (personal tokens, OAuth tokens): a disabled user's are revoked with them, for good. */
+export interface UserTokens {
   revokeOfUser(userId: string, at: string): void;
 }
 
@@ -43,7 +43,8 @@ export class UsersService {
   constructor(
     private readonly users: ManagedUsers,
     private readonly sessions: SessionsService,
-    private readonly apiKeys: PersonalKeys,
+    private readonly personalKeys: UserTokens,
+    private readonly oauthTokens: UserTokens,
     private readonly links: OneTimeLinks,
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,
@@ -93,13 +94,14 @@ export class UsersService {
     });
   }
 
-  /** Disabling a user ends their sessions, revokes their personal tokens and cancels their links, in one transaction. */
+  /** Disabling a user ends their sessions, revokes their personal and OAuth tokens and cancels their links, in one transaction. */
   disable(origin: AuditOrigin, userId: string, now: Date): void {
     this.transaction(() => {
       if (!this.users.setStatus(origin.orgId, userId, 'disabled')) throw new NotFoundError(`No user ${userId}`, 'id');
       this.audit.record({ origin, action: 'user.disabled', target: { type: 'user', id: userId } }, now);
       this.sessions.revokeOthers(origin, userId, null, now);
-      this.apiKeys.revokeOfUser(userId, now.toISOString());
+      this.personalKeys.revokeOfUser(userId, now.toISOString());
+      this.oauthTokens.revokeOfUser(userId, now.toISOString());
       this.links.cancel(userId);
     });
   }

@@ -136,7 +136,7 @@ t.test('the OpenAPI document', async (t) => {
         const name = `${method.toUpperCase()} ${path}`;
         if (oauthClientPaths.includes(path)) {
           t.same(operation.security ?? [], [], `${name} authenticates the client itself`);
-          t.ok(operation.responses['429'], `${name} is rate limited per client address`);
+          t.ok(operation.responses['429'], `${name} is rate limited per client and per client address`);
           t.equal(operation.responses['401']?.content?.['application/json']?.schema?.$ref, '#/components/schemas/OAuthError', `${name} 401 is an RFC 6749 error`);
           t.ok(operation.requestBody?.content['application/x-www-form-urlencoded'], `${name} takes a form`);
           continue;

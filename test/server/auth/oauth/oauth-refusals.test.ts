@@ -1,4 +1,6 @@
 import t from 'tap';
+import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
+import { oauthScopes } from '../../../../server/auth/oauth/oauth-scopes.js';
 import { hashToken } from '../../../../server/crypto/checksummed-token.js';
 import { PageClient } from '../../../helpers/page-client.js';
 import { basicAuth, newPkce, OAuthBrowser, postForm, registerApplication, type RegisteredApplication } from '../../../helpers/oauth-flow.js';
@@ -287,4 +289,89 @@ t.test('deleting an application ends its tokens', async (t) => {
   t.equal((await server.request('GET', '/v1/databases', { key: tokens.access_token })).status, 401);
   const audit = server.db.prepare("SELECT action FROM audit_log WHERE action LIKE 'oauth_%' ORDER BY created_at").pluck().all();
   t.ok(audit.includes('oauth_application.created') && audit.includes('oauth_application.deleted') && audit.includes('oauth_authorization.granted'));
+});
+
+t.test('attack: a token of a member past their organization\'s two-factor deadline is refused 403 two_factor_required', async (t) => {
+  const strict = createTenant(server.services, server.clock.now, 'pro', 'Strict Co');
+  const member = await OAuthBrowser.signIn(server, strict.orgId);
+  const pkce = newPkce();
+  const code = await member.code(requestFor(confidential, { code_challenge: pkce.challenge, code_challenge_method: 'S256' }));
+  const tokens = (await exchange(confidential, code, { code_verifier: pkce.verifier })).body;
+  t.equal((await server.request('GET', '/v1/databases', { key: tokens.access_token })).status, 200, 'before the requirement');
+  server.services.accounts.organizationSettings.update(operatorOrigin(strict.orgId), { require_two_factor: true, two_factor_grace_period_days: 0 }, server.clock.now);
+  const refused = await server.request('GET', '/v1/databases', { key: tokens.access_token });
+  t.equal(refused.status, 403);
+  t.equal(refused.body.error.code, 'two_factor_required');
+  const enroll = await server.request('POST', '/v1/user/two-factor/totp', { key: tokens.access_token });
+  t.equal(enroll.status, 403, 'enrollment stays for the person, not an application');
+  t.equal(enroll.body.error.code, 'credential_not_accepted');
+});
+
+t.test('attack: an OAuth token reaches none of the account-security endpoints, even with every scope', async (t) => {
+  const everything = await registerApplication(server, admin.key, { name: 'Everything', redirect_uris: [redirectUri], scopes: [...oauthScopes] });
+  const owner = await OAuthBrowser.signIn(server, tenant.orgId, 'owner');
+  const pkce = newPkce();
+  const code = await owner.code(requestFor(everything, { code_challenge: pkce.challenge, code_challenge_method: 'S256' }));
+  const token = (await exchange(everything, code, { code_verifier: pkce.verifier })).body.access_token as string;
+  t.equal((await server.request('GET', '/v1/api-keys', { key: token })).status, 200, 'the token itself works, with api_keys');
+  const personOnly: [string, string, Record<string, unknown>?][] = [
+    ['GET', '/v1/user'],
+    ['PATCH', '/v1/user', { password: 'a-brand-new-passphrase-9', current_password: 'whatever-it-was' }],
+    ['POST', '/v1/user/two-factor/totp'],
+    ['POST', '/v1/user/two-factor/totp/verify', { code: '123456' }],
+    ['POST', '/v1/user/two-factor/recovery-codes'],
+    ['DELETE', '/v1/user/two-factor/totp', { password: 'whatever-it-was' }],
+    ['GET', '/v1/sessions'],
+    ['DELETE', '/v1/sessions/sess_00000000000000000000'],
+    ['POST', '/v1/sessions/revoke-others'],
+    ['GET', '/v1/user/authorizations'],
+    ['DELETE', '/v1/user/authorizations/authz_00000000000000000000'],
+    ['POST', '/v1/api-keys', { name: 'outlives the authorization', permission: 'write', scopes: ['databases'] }],
+    ['POST', '/v1/users', { email: 'new@example.test', role: 'admin' }],
+    ['PATCH', '/v1/org/settings', { require_two_factor: false }],
+    ['POST', '/v1/oauth/applications', { name: 'x', redirect_uris: [redirectUri] }],
+  ];
+  for (const [method, path, body] of personOnly) {
+    const answer = await server.request(method, path, { key: token, ...(body && { body }) });
+    t.equal(answer.status, 403, `${method} ${path}`);
+    t.equal(answer.body?.error?.code, 'credential_not_accepted', `${method} ${path}`);
+  }
+});
+
+t.test('attack: disabling a user revokes their OAuth tokens for good, not only while disabled, and their pending codes', async (t) => {
+  const owner = createUserKey(server.services, tenant.orgId, server.clock.now, 'owner', 'write', ['api_keys']);
+  const user = await OAuthBrowser.signIn(server, tenant.orgId);
+  const pkce = newPkce();
+  const code = await user.code(requestFor(confidential, { code_challenge: pkce.challenge, code_challenge_method: 'S256' }));
+  const tokens = (await exchange(confidential, code, { code_verifier: pkce.verifier })).body;
+  const setStatus = (status: string) => server.request('PATCH', `/v1/users/${user.userId}`, { key: owner.key, body: { status } });
+  const pending = newPkce();
+  const pendingCode = await user.code(requestFor(confidential, { code_challenge: pending.challenge, code_challenge_method: 'S256' }));
+  t.equal((await setStatus('disabled')).status, 200);
+  t.equal((await server.request('GET', '/v1/databases', { key: tokens.access_token })).status, 401, 'refused while disabled');
+  const exchanged = await exchange(confidential, pendingCode, { code_verifier: pending.verifier });
+  t.equal(exchanged.body.error, 'invalid_grant', 'a code given before the disabling buys no tokens');
+  t.equal((await setStatus('active')).status, 200);
+  t.equal((await server.request('GET', '/v1/databases', { key: tokens.access_token })).status, 401, 'the access token stays revoked');
+  t.equal((await refresh(confidential, tokens.refresh_token)).body.error, 'invalid_grant', 'so does the refresh token');
+});
+
+t.test('the authorization error page says what is wrong, not a stock "Bad request"', async (t) => {
+  const cases: [Record<string, string>, string, string][] = [
+    [{ client_id: 'nope', redirect_uri: redirectUri }, 'Unknown application', 'The application asking for access is not registered here'],
+    [{ redirect_uri: redirectUri }, 'Unknown application', 'The request names no application (client_id)'],
+    [{ client_id: confidential.client_id, redirect_uri: `${redirectUri}/evil` }, 'Redirect address not registered', 'The redirect address is not one registered for Reporter'],
+    [{ client_id: confidential.client_id }, 'Redirect address not registered', 'The request names no redirect address (redirect_uri)'],
+  ];
+  for (const [attempt, heading, words] of cases) {
+    const page = await browser.client.get(browser.authorizeUrl({ response_type: 'code', state: 's', ...attempt }));
+    t.equal(page.status, 400);
+    t.match(page.text, `<h1 id="error-title">${heading}</h1>`, JSON.stringify(attempt));
+    t.match(page.text, words, JSON.stringify(attempt));
+    t.notMatch(page.text, 'Bad request');
+  }
+  const twoStates = await browser.client.get(`${browser.authorizeUrl(requestFor(confidential))}&state=again`);
+  t.equal(twoStates.status, 303, 'a repeated state, once the redirect address is trusted, goes back to the client');
+  t.equal(new URL(twoStates.location!).searchParams.get('error'), 'invalid_request');
+  t.equal(new URL(twoStates.location!).searchParams.get('state'), null, 'with no state to pick');
 });
