@@ -134,12 +134,12 @@ t.test('collections: ingest lag and the last collection that reached each databa
   t.equal(valueOf(text, `dbmon_database_last_success_timestamp_seconds${ordersLabels}`), at(180).getTime() / 1000, 'the newest that reached it');
   t.notMatch(text, fresh, 'a database without samples has neither');
 
-  const active = (await server.request('GET', '/v1/alerts?status=active&per_page=100', { key: tenant.key })).body.data as { severity: string }[];
+  const active = (await server.request('GET', '/v1/alerts?status=active&per_page=100', { key: tenant.key })).body.data as { id: string; severity: string }[];
   t.ok(active.some(({ severity }) => severity === 'info'), 'the rule fired');
   for (const severity of ['info', 'warning', 'critical']) {
     t.equal(valueOf(text, `dbmon_alerts_active{severity="${severity}"}`), active.filter((alert) => alert.severity === severity).length, `${severity}, as the API lists them`);
   }
-  const [fired] = active.filter(({ severity }) => severity === 'info') as { id: string }[];
+  const fired = active.find(({ severity }) => severity === 'info');
   t.equal((await server.request('PATCH', `/v1/alerts/${fired!.id}/resolve`, { key: tenant.key, body: {} })).status, 200);
   t.equal(valueOf(await scrape(), 'dbmon_alerts_active{severity="info"}'), 0, 'a resolved alert is no longer counted');
 
