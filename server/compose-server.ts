@@ -4,6 +4,7 @@ import { composeServices, type CompositionOptions } from './compose-services.js'
 import { RateLimiter } from './http/rate-limiter.js';
 import { ServerMetrics } from './metrics-endpoint/server-metrics.js';
 import type { Db } from './storage/open-database.js';
+import type { WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 import { pages } from './ui/pages.js';
 
 /** The features' options and the app's settings (server.body_limit_bytes, metrics.token, server.trusted_proxies). */
@@ -50,7 +51,9 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     serverMetrics,
     app,
     backgroundJobs,
-    webhookDispatcher,
+    /** A webhook dispatcher over the outbox, counted on /metrics (not started). */
+    webhookDispatcher: (dispatcherOptions: Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'observer'>) =>
+      webhookDispatcher({ ...dispatcherOptions, observer: serverMetrics }),
     startEmbeddedAgent: (run: EmbeddedAgentRun) =>
       startEmbeddedAgent({ ingest: services.ingest, counter: serverMetrics, catalog, agents: services.agents, jobs: services.optimizationJobs, ...run }),
   };

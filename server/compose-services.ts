@@ -19,6 +19,7 @@ import { defaultRetention, type RetentionMs } from './metrics/retention.js';
 import { createOptimizations } from './optimizations/create-optimizations.js';
 import { createQueries } from './queries/create-queries.js';
 import { TableGenerations } from './storage/generation-cache.js';
+import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Db, Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
@@ -176,8 +177,12 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     scrapeSources: {
       databases: () => databases.records.all(),
       latestSample: (databaseId) => metrics.samples.latest(databaseId),
+      lastReachedAt: (databaseId) => metrics.samples.lastReachedAt(databaseId),
       latestSnapshots: () => metrics.samples.latestSnapshots(),
       agents: () => agents.agents.all(),
+      activeAlerts: () => alerts.activeCounts(),
+      webhookBacklog: () => webhooks.backlog(),
+      storageFiles: () => storageFileSizes(db),
     } satisfies Omit<ScrapeSources, 'now'>,
     /** Every feature's API routes, in the order the OpenAPI document lists them; each ingest is counted by `counter`. */
     routes: (counter: IngestCounter, now: () => Date): RouteDefinition[] => [

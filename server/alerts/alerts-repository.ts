@@ -2,7 +2,7 @@ import type { Db } from '../storage/open-database.js';
 import type { Operator } from './alert-evaluator.js';
 import { statusMetric } from './alert-metrics.js';
 import type { AlertSpan } from './status-series.js';
-import type { AlertStatus, Severity } from './alerts-schema.js';
+import { severities, type AlertStatus, type Severity } from './alerts-schema.js';
 
 export interface AlertRow {
   id: string;
@@ -51,6 +51,7 @@ export class AlertsRepository {
   readonly #suppressionsFor;
   readonly #dropSuppressionsOfRule;
   readonly #metricAlertSpans;
+  readonly #activeBySeverity;
 
   constructor(db: Db) {
     // OR IGNORE: the partial unique index (one active alert per rule and database) has the last word.
@@ -83,6 +84,10 @@ export class AlertsRepository {
     this.#dropSuppressionsOfRule = db.prepare<[string]>('DELETE FROM alert_suppressions WHERE rule_id = ?');
     this.#metricAlertSpans = db.prepare<[string, string, string], Pick<AlertRow, 'severity' | 'triggered_at' | 'resolved_at'>>(
       'SELECT severity, triggered_at, resolved_at FROM alerts WHERE database_id = ? AND metric != ? AND (resolved_at IS NULL OR resolved_at > ?)',
+    );
+    // Reads only the active alerts, through the partial index alerts_one_active.
+    this.#activeBySeverity = db.prepare<[], { severity: Severity; count: number }>(
+      "SELECT severity, count(*) AS count FROM alerts WHERE status = 'active' GROUP BY severity",
     );
   }
 
@@ -133,5 +138,12 @@ export class AlertsRepository {
       fromMs: Date.parse(row.triggered_at),
       toMs: row.resolved_at === null ? null : Date.parse(row.resolved_at),
     }));
+  }
+
+  /** Active alerts of every organization, by severity; 0 for a severity without any. */
+  activeCountsBySeverity(): Record<Severity, number> {
+    const counts = Object.fromEntries(severities.map((severity) => [severity, 0])) as Record<Severity, number>;
+    for (const { severity, count } of this.#activeBySeverity.all()) counts[severity] = count;
+    return counts;
   }
 }

@@ -34,5 +34,12 @@ export function createAlerts({ db, databases, resumes, samples, events, transact
   });
   const alertRules = new AlertRulesService(ruleRecords, records, databases, alerting, transaction);
   const alerts = new AlertsService(records, alerting, events, transaction);
-  return { alertRules, alerts, alerting, routes: (now: () => Date) => alertsRoutes(alertRules, alerts, now) };
+  return {
+    alertRules,
+    alerts,
+    alerting,
+    /** Active alerts of every organization by severity (the server's /metrics). */
+    activeCounts: () => records.activeCountsBySeverity(),
+    routes: (now: () => Date) => alertsRoutes(alertRules, alerts, now),
+  };
 }

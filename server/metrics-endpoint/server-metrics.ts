@@ -1,23 +1,30 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { BatchAck } from '../../common/agent-protocol/sample-batch.js';
 import type { JobObserver } from '../jobs/job-scheduler.js';
+import type { DeliveryObserver } from '../webhooks/webhook-dispatcher.js';
+import type { DeliveryStatus } from '../webhooks/webhooks-schema.js';
 import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalog.js';
 import { escapeLabelValue, exporterCatalog, type ExporterFamily } from '../../common/exporter-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/sample-row.js';
 import { exporterSeries, exposedType, type ExporterSeries } from './exporter-series.js';
+import { HealthGauges, type HealthSources } from './health-gauges.js';
 
-export interface ScrapeSources {
+export interface ScrapeSources extends HealthSources {
   databases: () => DatabaseRow[];
   latestSample: (databaseId: string) => SampleRow | undefined;
+  /** When a collection last reached the database (ms); read only for a database whose newest sample did not. */
+  lastReachedAt: (databaseId: string) => number | undefined;
   latestSnapshots: () => LatestSnapshotRow[];
   agents: () => AgentRow[];
-  now: () => Date;
 }
 
+/** The result label of a webhook attempt, by the delivery's status after it. */
+const attemptResults: Record<DeliveryStatus, string> = { succeeded: 'succeeded', pending: 'retrying', failed: 'failed' };
+
 /** The server's own Prometheus registry (never prom-client's global one); database gauges are computed at scrape time. */
-export class ServerMetrics implements JobObserver {
+export class ServerMetrics implements JobObserver, DeliveryObserver {
   readonly registry = new Registry();
   readonly #requests;
   readonly #duration;
@@ -27,6 +34,8 @@ export class ServerMetrics implements JobObserver {
   readonly #jobPasses;
   readonly #jobPassDuration;
   readonly #jobBehindSince = new Map<string, number | null>();
+  readonly #webhookAttempts;
+  readonly #health;
   readonly #families: DatabaseFamily[];
   readonly #exporterFamilies: ReadonlyMap<string, ExporterFamily>;
 
@@ -113,7 +122,16 @@ export class ServerMetrics implements JobObserver {
         for (const [job, since] of behindSince) this.set({ job }, since === null ? 0 : Math.max(0, nowMs - since) / 1000);
       },
     });
-    this.#families = [...reachabilityFamilies, ...prometheusFamilies(catalog).map(catalogFamily)];
+    this.#webhookAttempts = new Counter({
+      name: 'dbmon_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts, by result: succeeded, retrying (failed, to be tried again) or failed (failed, given up).',
+      labelNames: ['result'],
+      registers,
+    });
+    // Present from the start, so that rate() sees the first failure.
+    for (const result of Object.values(attemptResults)) this.#webhookAttempts.inc({ result }, 0);
+    this.#health = new HealthGauges(this.registry, sources);
+    this.#families = [...reachabilityFamilies, ...freshnessFamilies, ...prometheusFamilies(catalog).map(catalogFamily)];
     this.#exporterFamilies = new Map(exporterCatalog.map((family) => [family.name, family]));
   }
 
@@ -141,8 +159,13 @@ export class ServerMetrics implements JobObserver {
     this.#jobBehindSince.set(job, sinceMs);
   }
 
+  webhookAttempted(status: DeliveryStatus): void {
+    this.#webhookAttempts.inc({ result: attemptResults[status] });
+  }
+
   /** The server's own metrics, then every database's: one view of the databases per scrape, written in one pass. */
   async metrics(): Promise<string> {
+    this.#health.refresh();
     const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases());
     return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
   }
@@ -169,6 +192,10 @@ interface DatabaseView {
   sample: SampleRow | undefined;
   latest: LatestSnapshotRow | undefined;
   exporter: ExporterSeries[];
+  /** When a collection last reached the database (ms), if one did within retention. */
+  lastReachedMs: number | undefined;
+  /** The scrape's clock. */
+  nowMs: number;
   /** 1 when the last collection failed or one of its collectors did, as the exporters' last_scrape_error. */
   scrapeError: number | undefined;
 }
@@ -180,11 +207,15 @@ const databaseLabels: LeadingLabels = ({ database }) => [`database_id="${escapeL
 
 function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, ExporterFamily>, databases: readonly DatabaseRow[]): DatabaseView[] {
   const latest = new Map(sources.latestSnapshots().map((row) => [row.database_id, row]));
+  const nowMs = sources.now().getTime();
   return databases.map((database) => {
     const snapshot = latest.get(database.id);
+    const sample = sources.latestSample(database.id);
     return {
       database,
-      sample: sources.latestSample(database.id),
+      sample,
+      lastReachedMs: sample?.reachable === 1 ? sample.ts : sample && sources.lastReachedAt(database.id),
+      nowMs,
       latest: snapshot,
       exporter: snapshot === undefined ? [] : exporterSeries(families, database.type, JSON.parse(snapshot.counters) as Record<string, unknown>),
       scrapeError: snapshot === undefined ? undefined : Number(snapshot.reachable === 0 || (JSON.parse(snapshot.collectors) as { success: boolean }[]).some(({ success }) => !success)),
@@ -210,6 +241,19 @@ const reachabilityFamilies: DatabaseFamily[] = [
   { name: 'dbmon_database_up', help: 'Whether the last collection reached the database (1) or not (0).', series: up },
   { name: 'pg_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? scrapeError(view) : []) },
   { name: 'mysql_exporter_last_scrape_error', help: 'Whether the last collection, or one of its collectors, failed (1) or not (0).', series: (view) => (isPostgres(view) ? [] : scrapeError(view)) },
+];
+
+const freshnessFamilies: DatabaseFamily[] = [
+  {
+    name: 'dbmon_database_ingest_lag_seconds',
+    help: "Age of the newest sample stored for the database (reached or not): grows past the collection interval when the agent's data stops arriving.",
+    series: ({ sample, nowMs }) => (sample === undefined ? [] : [{ labels: [], value: Math.max(0, nowMs - sample.ts) / 1000 }]),
+  },
+  {
+    name: 'dbmon_database_last_success_timestamp_seconds',
+    help: 'When a collection last reached the database, in Unix seconds (among the raw samples retention keeps).',
+    series: ({ lastReachedMs }) => (lastReachedMs === undefined ? [] : [{ labels: [], value: lastReachedMs / 1000 }]),
+  },
 ];
 
 function catalogFamily(family: PrometheusFamily): DatabaseFamily {

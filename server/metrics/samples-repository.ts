@@ -32,6 +32,7 @@ export class SamplesRepository {
   readonly #markBatch;
   readonly #upsertLatest;
   readonly #latest;
+  readonly #lastReached;
   readonly #latestSnapshots;
   readonly #rates;
   readonly #since;
@@ -62,6 +63,10 @@ export class SamplesRepository {
        WHERE excluded.ts > latest_snapshots.ts`,
     );
     this.#latest = db.prepare<[string], SampleRow>('SELECT * FROM samples WHERE database_id = ? ORDER BY ts DESC LIMIT 1');
+    // Walks the database's samples back from the newest: one row while it is reachable, its outage's rows while it is not.
+    this.#lastReached = db
+      .prepare<[string], number>('SELECT ts FROM samples WHERE database_id = ? AND reachable = 1 ORDER BY ts DESC LIMIT 1')
+      .pluck();
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
     this.#since = db.prepare<[string, number], SampleRow>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts');
     // Rates average over the samples in range; latencies weight each interval by its query rate,
@@ -103,6 +108,11 @@ export class SamplesRepository {
 
   latest(databaseId: string): SampleRow | undefined {
     return this.#latest.get(databaseId);
+  }
+
+  /** When a collection last reached the database (ms), among the samples retention keeps. */
+  lastReachedAt(databaseId: string): number | undefined {
+    return this.#lastReached.get(databaseId);
   }
 
   /** Every sample of a database from `fromMs` on, oldest first: what alert evaluation reads. */

@@ -32,6 +32,8 @@ export function createWebhooks({ db, secretBox, allowPrivateTargets, retryPolicy
     webhooks,
     /** A dispatcher over this outbox (not started). */
     dispatcher: (options: Omit<WebhookDispatcherOptions, 'deliveries' | 'guard'>) => new WebhookDispatcher({ deliveries, guard, ...options }),
+    /** What the dispatcher has left to deliver (the server's /metrics). */
+    backlog: () => outbox.backlog(),
     routes: (now: () => Date) => webhooksRoutes(webhooks, now),
   };
 }

@@ -3,11 +3,19 @@ import type { DestinationGuard } from './destination-guard.js';
 import { deliveryKey, type ClaimedDelivery, type WebhookDeliveries } from './webhook-deliveries.js';
 import { sendWebhook } from './webhook-sender.js';
 import { signedHeaders } from './webhook-signature.js';
+import type { DeliveryStatus } from './webhooks-schema.js';
+
+/** What the dispatcher tells about its attempts (the server's `/metrics`). */
+export interface DeliveryObserver {
+  /** An attempt was recorded: the delivery's status after it (pending: failed, to be retried). */
+  webhookAttempted(status: DeliveryStatus): void;
+}
 
 export interface WebhookDispatcherOptions {
   deliveries: WebhookDeliveries;
   guard: DestinationGuard;
   logger: Logger;
+  observer: DeliveryObserver;
   now?: () => Date;
   random?: () => number;
   /** How often the outbox is polled for due deliveries. */
@@ -117,6 +125,7 @@ export class WebhookDispatcher {
       logger.error({ err: error, webhookId: delivery.webhookId, eventId: delivery.eventId }, 'could not record a webhook attempt');
       return;
     }
+    this.#options.observer.webhookAttempted(status);
     const fields = {
       webhookId: delivery.webhookId,
       eventId: delivery.eventId,

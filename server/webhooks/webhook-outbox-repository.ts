@@ -45,6 +45,12 @@ export interface DueDeliveryRow {
   secret_encrypted: Buffer;
 }
 
+/** Pending deliveries to enabled endpoints: how many, and when the oldest was created (null when none). */
+export interface OutboxBacklog {
+  pending: number;
+  oldest_created_at: number | null;
+}
+
 export type DeliveryUpdate = Pick<
   DeliveryRow,
   'webhook_id' | 'event_id' | 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'response_code' | 'error' | 'completed_at'
@@ -65,6 +71,7 @@ export class WebhookOutboxRepository {
   readonly #one;
   readonly #attempts;
   readonly #prune;
+  readonly #backlog;
 
   constructor(private readonly db: Db) {
     this.#insertEvent = db.prepare<EventRow>(
@@ -82,6 +89,12 @@ export class WebhookOutboxRepository {
        WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.enabled = 1
        ORDER BY d.next_attempt_at, d.created_at, e.rowid
        LIMIT ?`,
+    );
+    // As the dispatcher sees it: a disabled endpoint's deliveries wait for it to be enabled, not for the dispatcher.
+    this.#backlog = db.prepare<[], OutboxBacklog>(
+      `SELECT count(*) AS pending, min(d.created_at) AS oldest_created_at
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.status = 'pending' AND w.enabled = 1`,
     );
     this.#lease = db.prepare<[number, string, string]>(
       "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND event_id = ? AND status = 'pending'",
@@ -130,6 +143,10 @@ export class WebhookOutboxRepository {
 
   due(nowMs: number, limit: number): DueDeliveryRow[] {
     return this.#due.all(nowMs, limit);
+  }
+
+  backlog(): OutboxBacklog {
+    return this.#backlog.get()!;
   }
 
   /** Pushes a claimed delivery's next attempt out, so a crash during the attempt retries it after the lease. */

@@ -34,7 +34,7 @@ export interface TestServer {
   logLines: string[];
   clock: { now: Date };
   /** A webhook dispatcher over this server's state, on its clock; not started (drive it with tick()), stopped on close. */
-  dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger'>>) => WebhookDispatcher;
+  dispatcher: (options?: Partial<Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'logger' | 'observer'>>) => WebhookDispatcher;
   /** The server's embedded agent over its services, counted on its /metrics; not stopped on close. */
   startEmbeddedAgent: (options: EmbeddedAgentRun) => RunningAgent;
   /** What main.ts schedules in the background (rollups, retention, alert evaluation, audit and session expiry). */

@@ -3,6 +3,7 @@ import { metricCatalog } from '../../../common/metric-catalog.js';
 import type { DatabaseRow } from '../../../server/databases/database-row.js';
 import { ServerMetrics } from '../../../server/metrics-endpoint/server-metrics.js';
 import type { SampleRow } from '../../../server/metrics/sample-row.js';
+import { idleHealthSources } from '../../helpers/idle-health-sources.js';
 
 const postgres = { id: 'db_pg', name: 'orders', type: 'postgresql', host: 'pg.example', port: 5432 } as DatabaseRow;
 
@@ -15,6 +16,7 @@ function scrapeOf(counters: Record<string, number>, collectors = '[]'): ServerMe
       latestSample: () => undefined as SampleRow | undefined,
       latestSnapshots: () => [{ database_id: postgres.id, ts, reachable: 1, error: null, counters: JSON.stringify(counters), collectors }],
       agents: () => [],
+      ...idleHealthSources,
       now: () => new Date(ts),
     },
     metricCatalog,

@@ -4,6 +4,7 @@ import { metricCatalog } from '../../../common/metric-catalog.js';
 import type { DatabaseRow } from '../../../server/databases/database-row.js';
 import { ServerMetrics } from '../../../server/metrics-endpoint/server-metrics.js';
 import type { SampleRow } from '../../../server/metrics/sample-row.js';
+import { idleHealthSources } from '../../helpers/idle-health-sources.js';
 
 function database(i: number, type: DatabaseRow['type']): DatabaseRow {
   return { id: `db_${i}`, name: i === 0 ? 'quote " and \\ back\nslash' : `db-${i}`, type } as DatabaseRow;
@@ -24,6 +25,10 @@ t.test('a scrape reads each database once and writes exporter names, job series 
       latestSnapshots: () =>
         databases.map((row) => ({ database_id: row.id, ts: clock, reachable: 1, error: null, counters: JSON.stringify({ 'pg_stat_database_xact_commit{datid="5",datname="d"}': 7 }), collectors: '[]' })),
       agents: () => [],
+      ...idleHealthSources,
+      lastReachedAt: () => {
+        throw new Error('read only for a database whose newest sample did not reach it');
+      },
       now: () => new Date(clock),
     },
     metricCatalog,
@@ -44,6 +49,8 @@ t.test('a scrape reads each database once and writes exporter names, job series 
   t.match(text, 'mysql_up{database_id="db_1",database_name="db-1"} 1');
   t.notMatch(text, 'pg_up{database_id="db_1"', 'exporter names only for their engine');
   t.match(text, 'dbmon_job_lag_seconds{job="rollups"} 3');
+  t.match(text, `dbmon_database_ingest_lag_seconds{${labels}} 0`);
+  t.match(text, `dbmon_database_last_success_timestamp_seconds{${labels}} ${clock / 1000}`, 'the newest sample reached it: not read again');
   t.match(text, 'dbmon_job_lag_seconds{job="retention"} 0');
   t.match(text, 'dbmon_job_slice_duration_seconds_bucket{le="0.005",job="rollups"} 1');
   t.match(text, 'dbmon_job_last_pass_duration_seconds{job="retention"} 0.25');
