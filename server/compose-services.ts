@@ -20,6 +20,7 @@ import { createOptimizations } from './optimizations/create-optimizations.js';
 import { createQueries } from './queries/create-queries.js';
 import { TableGenerations } from './storage/generation-cache.js';
 import type { Mailer } from './mail/mailer.js';
+import type { SmsSender } from './sms/sms-sender.js';
 import type { Db, Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
@@ -40,6 +41,8 @@ export interface CompositionOptions {
   publicUrl?: string;
   /** Outgoing mail, when email.smtp_url is configured. */
   mailer?: Mailer;
+  /** The sender of SMS codes, when sms.sender is configured. */
+  smsSender?: SmsSender;
   /** Config geoip.database, opened: where sessions are. */
   geoip?: Reader<CityResponse>;
 }
@@ -134,6 +137,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     mailer: options.mailer,
     locate: sessionLocator(options.geoip),
     secretBox,
+    smsSender: options.smsSender,
     transaction,
   });
 
