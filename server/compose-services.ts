@@ -21,6 +21,7 @@ import { createQueries } from './queries/create-queries.js';
 import { TableGenerations } from './storage/generation-cache.js';
 import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
+import type { SmsSender } from './sms/sms-sender.js';
 import type { Db, Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
@@ -41,6 +42,8 @@ export interface CompositionOptions {
   publicUrl?: string;
   /** Outgoing mail, when email.smtp_url is configured. */
   mailer?: Mailer;
+  /** The sender of SMS codes, when sms.sender is configured. */
+  smsSender?: SmsSender;
   /** Config geoip.database, opened: where sessions are. */
   geoip?: Reader<CityResponse>;
 }
@@ -135,6 +138,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     mailer: options.mailer,
     locate: sessionLocator(options.geoip),
     secretBox,
+    smsSender: options.smsSender,
     transaction,
   });
 

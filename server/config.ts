@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
+import { ConfigError, loadLayeredConfig, type ConfigBinding } from '../common/config-loader.js';
 import { parseDuration } from '../common/duration.js';
 import { isLoopbackHost } from '../common/is-loopback-host.js';
 import { historyResolutions } from '../common/metric-catalog.js';
 import { parseAddressRange } from './net/address-range.js';
 import type { SmtpSettings } from './mail/smtp-mailer.js';
+import type { SmsSettings } from './sms/create-sms-sender.js';
 import { byHistoryResolution, defaultRetentionDurations } from './metrics/retention.js';
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
@@ -87,6 +88,28 @@ const serverConfigSchema = z.strictObject({
         .optional(),
     })
     .prefault({}),
+  sms: z
+    .strictObject({
+      // How SMS second-factor codes leave the server; without one, SMS is not offered.
+      sender: z.enum(['log', 'webhook', 'twilio']).optional(),
+      // The log sender writes codes to the log: refused under NODE_ENV=production unless this says so.
+      allow_log_sender_in_production: z.boolean().default(false),
+      webhook: z
+        .strictObject({
+          url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).optional(),
+          secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, 'must be whsec_ and at least 24 bytes in base64').optional(),
+        })
+        .prefault({}),
+      twilio: z
+        .strictObject({
+          account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC and 32 hex digits').optional(),
+          auth_token: z.string().min(1).optional(),
+          from: z.string().min(1).optional(),
+          base_url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).default('https://api.twilio.com'),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
   geoip: z
     .strictObject({
       // A MaxMind-format City or Country database (GeoLite2-City.mmdb): where sessions were signed in from.
@@ -107,6 +130,14 @@ const serverConfigSchema = z.strictObject({
   if (config.email.smtp_url !== undefined && config.email.from === undefined) {
     ctx.addIssue({ code: 'custom', path: ['email', 'from'], message: 'required with email.smtp_url: the sender of invitations and password resets' });
   }
+  const { sms } = config;
+  const missing =
+    sms.sender === 'webhook'
+      ? (['url', 'secret'] as const).filter((key) => sms.webhook[key] === undefined).map((key) => ['webhook', key])
+      : sms.sender === 'twilio'
+        ? (['account_sid', 'auth_token', 'from'] as const).filter((key) => sms.twilio[key] === undefined).map((key) => ['twilio', key])
+        : [];
+  for (const path of missing) ctx.addIssue({ code: 'custom', path: ['sms', ...path], message: `required with sms.sender ${sms.sender}` });
   if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
     ctx.addIssue({
       code: 'custom',
@@ -130,6 +161,21 @@ export function smtpSettingsOf(config: ServerConfig): SmtpSettings | undefined {
   return smtpUrl === undefined || from === undefined ? undefined : { smtpUrl, from };
 }
 
+/** `sms.*` when a sender is configured (the schema has checked that its settings are all there). */
+export function smsSettingsOf(config: ServerConfig): SmsSettings | undefined {
+  const { sender, webhook, twilio } = config.sms;
+  switch (sender) {
+    case undefined:
+      return undefined;
+    case 'log':
+      return { sender };
+    case 'webhook':
+      return { sender, webhook: { url: webhook.url!, secret: webhook.secret! } };
+    case 'twilio':
+      return { sender, twilio: { accountSid: twilio.account_sid!, authToken: twilio.auth_token!, from: twilio.from!, baseUrl: twilio.base_url } };
+  }
+}
+
 const bindings: readonly ConfigBinding[] = [
   { path: 'server.host', env: 'DBMON_HOST', flag: 'host', text: true },
   { path: 'server.port', env: 'DBMON_PORT', flag: 'port' },
@@ -145,6 +191,14 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'webhooks.allow_private_targets', env: 'DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS' },
   { path: 'email.smtp_url', env: 'DBMON_EMAIL_SMTP_URL', secret: true },
   { path: 'email.from', env: 'DBMON_EMAIL_FROM', text: true },
+  { path: 'sms.sender', env: 'DBMON_SMS_SENDER', text: true },
+  { path: 'sms.allow_log_sender_in_production', env: 'DBMON_SMS_ALLOW_LOG_SENDER_IN_PRODUCTION' },
+  { path: 'sms.webhook.url', env: 'DBMON_SMS_WEBHOOK_URL', text: true },
+  { path: 'sms.webhook.secret', env: 'DBMON_SMS_WEBHOOK_SECRET', secret: true },
+  { path: 'sms.twilio.account_sid', env: 'DBMON_SMS_TWILIO_ACCOUNT_SID', secret: true },
+  { path: 'sms.twilio.auth_token', env: 'DBMON_SMS_TWILIO_AUTH_TOKEN', secret: true },
+  { path: 'sms.twilio.from', env: 'DBMON_SMS_TWILIO_FROM', text: true },
+  { path: 'sms.twilio.base_url', env: 'DBMON_SMS_TWILIO_BASE_URL', text: true },
   { path: 'geoip.database', env: 'DBMON_GEOIP_DATABASE', text: true },
   { path: 'api_keys.max_live_per_organization', env: 'DBMON_API_KEYS_MAX_LIVE_PER_ORGANIZATION' },
   { path: 'agent.spool_max_samples', env: 'DBMON_AGENT_SPOOL_MAX_SAMPLES' },
@@ -163,6 +217,9 @@ export const serverConfigFlags = {
 export function loadServerConfig(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): ServerConfig {
   const yamlPath = flags.config ?? (env.DBMON_CONFIG || undefined);
   const config = loadLayeredConfig(serverConfigSchema, bindings, { yamlPath, env, flags });
+  if (config.sms.sender === 'log' && env.NODE_ENV === 'production' && !config.sms.allow_log_sender_in_production) {
+    throw new ConfigError('sms.sender', 'log writes sign-in codes to the log and is refused with NODE_ENV=production; choose webhook or twilio, or set sms.allow_log_sender_in_production: true');
+  }
   return Object.freeze({ ...config, state_dir: resolve(config.state_dir) });
 }
 
@@ -186,6 +243,9 @@ export function weakenedDefaults(config: ServerConfig): WeakenedDefault[] {
       setting: 'server.trusted_proxies',
       risk: 'a range covers every address, so any client can choose the address it is rate-limited and allowed by (X-Forwarded-For)',
     });
+  }
+  if (config.sms.sender === 'log') {
+    weakened.push({ setting: 'sms.sender', risk: 'SMS second-factor codes are written to the log instead of being sent: whoever reads the log passes that factor' });
   }
   if (config.webhooks.allow_private_targets) {
     weakened.push({

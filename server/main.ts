@@ -6,10 +6,11 @@ import { createLogger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { ensureInitialAdmin } from './bootstrap/first-start.js';
 import { composeServer } from './compose-server.js';
-import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf, weakenedDefaults, type ServerConfig } from './config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, smsSettingsOf, smtpSettingsOf, weakenedDefaults, type ServerConfig } from './config.js';
 import { closeGracefully, listen } from './http-server.js';
 import { JobScheduler } from './jobs/job-scheduler.js';
 import { createSmtpMailer } from './mail/smtp-mailer.js';
+import { createSmsSender } from './sms/create-sms-sender.js';
 import { exitOnStartUpError } from './exit-on-start-up-error.js';
 import { openGeoipDatabase } from './auth/sessions/geoip-database.js';
 import { listenError, stateDirError, StartUpError } from './start-up-error.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   const { stateLock, db, secretKey } = openState(config, logger);
   const now = () => new Date();
   const smtp = smtpSettingsOf(config);
+  const sms = smsSettingsOf(config);
   const geoip = await openGeoipOrExit(config.geoip.database);
   const composed = composeServer(db, secretKey, {
     retention: config.retention,
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     maxLiveApiKeysPerOrganization: config.api_keys.max_live_per_organization,
     startedAt: now(),
     ...(smtp && { mailer: createSmtpMailer(smtp, logger.child({ component: 'mail' })) }),
+    ...(sms && { smsSender: createSmsSender(sms, logger.child({ component: 'sms' })) }),
     logger,
     now,
     metricsToken: config.metrics.token,

@@ -3,6 +3,7 @@ import { GenerationCache, type TableGenerations } from '../storage/generation-ca
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { SmsSender } from '../sms/sms-sender.js';
 import type { ApiKeysService } from './api-keys/api-keys-service.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { AllowlistedResolver } from './credentials/allowlisted-resolver.js';
@@ -33,6 +34,10 @@ import { SessionsService } from './sessions/sessions-service.js';
 import { SignInService, type SignInUsers } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
 import { SecondFactorSignIn, type PendingUsers } from './two-factor/second-factor-sign-in.js';
+import { SmsCodes } from './two-factor/sms-codes.js';
+import { SmsFactor } from './two-factor/sms-factor.js';
+import { smsFactorRoutes } from './two-factor/sms-factor-routes.js';
+import { SmsSendLimit } from './two-factor/sms-send-limit.js';
 import { TwoFactorRepository } from './two-factor/two-factor-repository.js';
 import { twoFactorRoutes } from './two-factor/two-factor-routes.js';
 import { TwoFactorService, type FactorUsers } from './two-factor/two-factor-service.js';
@@ -67,11 +72,13 @@ export interface AccountsDependencies {
   locate: LocateAddress;
   /** Seals TOTP secrets at rest. */
   secretBox: SecretBox;
+  /** Present when `sms.sender` is configured: SMS codes are offered as a second factor. */
+  smsSender?: SmsSender | undefined;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, smsSender, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const pendingSignIns = new PendingSignIns();
@@ -81,7 +88,9 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);
   const organizationUsers = new UsersService(users, sessions, personalKeys, oauthTokens, links, audit, transaction);
   const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
-  const twoFactor = new TwoFactorService(new TwoFactorRepository(db), users, sessions, signIn, secretBox, audit, transaction);
+  const twoFactorMethods = new TwoFactorRepository(db);
+  const twoFactor = new TwoFactorService(twoFactorMethods, users, sessions, signIn, secretBox, audit, transaction);
+  const sms = new SmsFactor(twoFactorMethods, twoFactor, new SmsCodes(), new SmsSendLimit(), smsSender);
   const twoFactorStandings = new TwoFactorStandings(organizationSettings, users);
   const cookie = new SessionCookie(publicUrl);
   /** Every credential is refused from outside its organization's IP allowlist, and a user's past their two-factor deadline. */
@@ -98,8 +107,10 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
       /** The organizations' IP allowlists, applied to every credential. */
       network,
       twoFactor,
+      /** SMS codes as a second factor: phone enrollment and sign-in codes. */
+      sms,
       /** The second step of a sign-in with a second factor. */
-      secondFactorSignIn: new SecondFactorSignIn(pendingSignIns, users, twoFactor, signIn, new SignInThrottle(), audit),
+      secondFactorSignIn: new SecondFactorSignIn(pendingSignIns, users, twoFactor, sms, signIn, new SignInThrottle(), audit),
       /** Where each member stands with their organization's two-factor requirement. */
       twoFactorStandings,
     },
@@ -111,6 +122,7 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
     routes: (now: () => Date): RouteDefinition[] => [
       ...profileRoutes(profile, sessions, now),
       ...twoFactorRoutes(twoFactor, profile, now),
+      ...smsFactorRoutes(sms, profile, now),
       ...sessionsRoutes(sessions, cookie, locate, now),
       ...organizationRoutes(organizationSettings, now),
       ...usersRoutes(organizationUsers, invitations, now),

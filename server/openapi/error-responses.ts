@@ -55,6 +55,8 @@ export const errorCodes = [
   'two_factor_not_enabled',
   'reauthentication_required',
   'two_factor_required',
+  'sms_not_configured',
+  'sms_not_sent',
 ] as const;
 
 export const errorBody = z

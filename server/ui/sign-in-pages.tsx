@@ -5,7 +5,9 @@ import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { SignInThrottledError, type SignedIn, type SignInOutcome } from '../auth/sessions/sign-in-service.js';
-import { AuthenticationError, PermissionError } from '../errors.js';
+import { ThrottledError } from '../auth/throttling/throttled-error.js';
+import { secondFactorKinds } from '../auth/two-factor/two-factor-service.js';
+import { ApiError, AuthenticationError, PermissionError } from '../errors.js';
 import type { HostCookie } from '../http/host-cookie.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { enrollmentPath } from './enrollment-path.js';
@@ -75,16 +77,38 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     return token === undefined ? undefined : accounts.secondFactorSignIn.pendingUser(token, now());
   };
 
+  const smsOffered = (ctx: Context) => accounts.secondFactorSignIn.offersSms(pendingSignInCookie.read(ctx) ?? '', now());
+
   router.get('/login/two-factor', (ctx) => {
     const next = safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
     if (pendingUser(ctx) === undefined) return seeOther(ctx, '/login');
-    showTwoFactor(ctx, 200, { ...(next !== '/' && { next }) });
+    showTwoFactor(ctx, 200, { smsOffered: smsOffered(ctx), ...(next !== '/' && { next }) });
+  });
+
+  router.post('/login/two-factor/sms', async (ctx) => {
+    const next = safeNextPath(formField(ctx, 'next') || undefined);
+    const show = (status: number, props: Partial<TwoFactorLoginPageProps>) =>
+      showTwoFactor(ctx, status, { kind: 'sms', smsOffered: smsOffered(ctx), ...props, ...(next !== '/' && { next }) });
+    if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return show(403, { error: 'This form has expired. Please ask for the code again.' });
+    const at = now();
+    try {
+      const sent = await accounts.secondFactorSignIn.sendSmsCode(pendingSignInCookie.read(ctx) ?? '', at);
+      show(200, { smsSentTo: sent.phoneEnding });
+    } catch (error) {
+      if (error instanceof AuthenticationError) {
+        ctx.append('Set-Cookie', pendingSignInCookie.clear());
+        return showLogin(ctx, 401, { error: 'The sign-in has expired. Please sign in again.', ...(next !== '/' && { next }) });
+      }
+      if (error instanceof ThrottledError) return show(429, { error: `Too many text messages. Try again in ${retryInWords(error.decision, at)}, or use another way.` });
+      if (error instanceof ApiError) return show(503, { error: 'The text message could not be sent. Try again later, or use another way.' });
+      throw error;
+    }
   });
 
   router.post('/login/two-factor', async (ctx) => {
     const next = safeNextPath(formField(ctx, 'next') || undefined);
-    const kind = formField(ctx, 'kind') === 'recovery_code' ? 'recovery_code' : 'totp';
-    const refuse = (status: number, error: string) => showTwoFactor(ctx, status, { kind, error, ...(next !== '/' && { next }) });
+    const kind = secondFactorKinds.find((known) => known === formField(ctx, 'kind')) ?? 'totp';
+    const refuse = (status: number, error: string) => showTwoFactor(ctx, status, { kind, error, smsOffered: smsOffered(ctx), ...(next !== '/' && { next }) });
     if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return refuse(403, 'This form has expired. Please enter the code again.');
     const pendingToken = pendingSignInCookie.read(ctx);
     const at = now();

@@ -12,6 +12,7 @@ import type { RunningAgent } from '../../agent/start-agent.js';
 import { composeServer, type EmbeddedAgentRun } from '../../server/compose-server.js';
 import type { ServerServices } from '../../server/compose-services.js';
 import { createSmtpMailer, type SmtpSettings } from '../../server/mail/smtp-mailer.js';
+import { createSmsSender, type SmsSettings } from '../../server/sms/create-sms-sender.js';
 import { openGeoipDatabase } from '../../server/auth/sessions/geoip-database.js';
 import type { BackgroundJob } from '../../server/jobs/background-job.js';
 import { openStateDir } from '../../server/state-dir.js';
@@ -84,6 +85,8 @@ export async function startTestServer(
     email?: SmtpSettings;
     /** Config geoip.database: a MaxMind DB file (test/helpers/mmdb-file.ts builds one). */
     geoipDatabase?: string;
+    /** Config sms.*: the sender of SMS codes (none: SMS is not offered). */
+    sms?: SmsSettings;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -107,6 +110,7 @@ export async function startTestServer(
     ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
     ...(options.catalog && { catalog: options.catalog }),
     ...(options.email && { mailer: createSmtpMailer(options.email, logger.child({ component: 'mail' })) }),
+    ...(options.sms && { smsSender: createSmsSender(options.sms, logger.child({ component: 'sms' })) }),
     logger,
     now: () => clock.now,
     metricsToken: options.metricsToken,

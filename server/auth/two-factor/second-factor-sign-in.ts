@@ -5,6 +5,7 @@ import type { PendingSignIns } from '../sessions/pending-sign-ins.js';
 import type { SessionClient } from '../sessions/sessions-service.js';
 import { SignInThrottledError, type SignedIn, type SignInService } from '../sessions/sign-in-service.js';
 import type { SignInThrottle } from '../sessions/sign-in-throttle.js';
+import type { SmsFactor, SmsSent } from './sms-factor.js';
 import type { SecondFactorKind, TwoFactorService } from './two-factor-service.js';
 
 export interface SecondFactorAttempt extends SessionClient {
@@ -30,6 +31,7 @@ export class SecondFactorSignIn {
     private readonly pending: PendingSignIns,
     private readonly users: PendingUsers,
     private readonly twoFactor: TwoFactorService,
+    private readonly sms: SmsFactor,
     private readonly signIn: SignInService,
     private readonly throttle: SignInThrottle,
     private readonly audit: AuditLog,
@@ -41,12 +43,27 @@ export class SecondFactorSignIn {
     return pending === undefined ? undefined : this.users.findByIdInAnyOrganization(pending.userId);
   }
 
+  /** Whether the pending user may ask for a code by SMS. */
+  offersSms(pendingToken: string, now: Date): boolean {
+    const user = this.pendingUser(pendingToken, now);
+    return user !== undefined && this.sms.offeredTo(user.id);
+  }
+
+  /** Texts a code to the pending user's phone; only this pending sign-in can use it. */
+  async sendSmsCode(pendingToken: string, now: Date): Promise<SmsSent> {
+    const user = this.pendingUser(pendingToken, now);
+    if (user?.status !== 'active') throw expired();
+    return this.sms.sendSignInCode(user.id, pendingToken, now);
+  }
+
   async finish(attempt: SecondFactorAttempt, now: Date): Promise<SignedIn> {
     const user = this.pendingUser(attempt.pendingToken, now);
-    if (user?.status !== 'active') throw new AuthenticationError('sign_in_expired', 'The sign-in has expired; enter your password again');
+    if (user?.status !== 'active') throw expired();
     const decision = this.throttle.begin(user.email, attempt.ip, now.getTime());
     if (!decision.allowed) throw new SignInThrottledError(decision, now.getTime());
-    if (!this.twoFactor.verify(user.id, attempt.kind, attempt.code, now)) {
+    const passed =
+      attempt.kind === 'sms' ? this.sms.verifySignInCode(user.id, attempt.pendingToken, attempt.code, now) : this.twoFactor.verify(user.id, attempt.kind, attempt.code, now);
+    if (!passed) {
       this.pending.failed(attempt.pendingToken);
       const origin = { orgId: user.org_id, actor: null, credential: null, ip: attempt.ip, userAgent: attempt.userAgent };
       this.audit.record({ origin, action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason: `wrong_${attempt.kind}` } }, now);
@@ -56,4 +73,8 @@ export class SecondFactorSignIn {
     this.pending.end(attempt.pendingToken);
     return this.signIn.complete(user, attempt, ['password', attempt.kind], now);
   }
+}
+
+function expired(): AuthenticationError {
+  return new AuthenticationError('sign_in_expired', 'The sign-in has expired; enter your password again');
 }

@@ -24,3 +24,28 @@ export const reauthenticationBody = z
   .meta({ id: 'Reauthentication' });
 
 export const methodParams = z.strictObject({ method: z.enum(twoFactorMethods) });
+
+export const phoneBody = z
+  .strictObject({
+    phone: z
+      .string()
+      .transform((typed) => typed.replace(/[\s().-]/g, ''))
+      .pipe(z.string().regex(/^\+[1-9]\d{7,14}$/, 'must be an international number: + and country code, e.g. +14155550100'))
+      .describe('The phone number in international form (E.164): `+`, country code and number; spaces, dots, hyphens and brackets are ignored'),
+  })
+  .meta({ id: 'SmsEnrollment' });
+
+export const smsSent = z
+  .object({
+    phone_ending: z.string().describe('The last two digits of the number the code was sent to'),
+    expires_at: z.iso.datetime().describe('When the code stops working (10 minutes after sending)'),
+  })
+  .meta({ id: 'SmsSent' });
+
+export const smsConfirmation = z
+  .object({
+    recovery_codes: z
+      .array(z.string())
+      .describe('10 new recovery codes, shown this once, when SMS is the first second factor; empty when the user had one already (their codes stay)'),
+  })
+  .meta({ id: 'SmsConfirmation' });

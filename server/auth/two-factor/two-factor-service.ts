@@ -11,10 +11,11 @@ import type { SessionsService } from '../sessions/sessions-service.js';
 import type { SignInService } from '../sessions/sign-in-service.js';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
 import { newTotpSecret, totpUri, verifyTotp } from './totp.js';
-import type { TwoFactorMethod, TwoFactorRepository } from './two-factor-repository.js';
+import { twoFactorMethods, type TwoFactorMethod, type TwoFactorRepository } from './two-factor-repository.js';
 
 /** What proves the second factor at sign-in. */
-export type SecondFactorKind = TwoFactorMethod | 'recovery_code';
+export const secondFactorKinds = [...twoFactorMethods, 'recovery_code'] as const;
+export type SecondFactorKind = (typeof secondFactorKinds)[number];
 
 export interface TotpEnrollment {
   /** Base32, for typing into an app by hand. */
@@ -89,12 +90,22 @@ export class TwoFactorService {
     if (pending === undefined) throw new ConflictError('no_enrollment', 'No authenticator app enrollment is waiting; start one first');
     const timeStep = verifyTotp(this.secretBox.open(pending.secret!, sealedFor(user.id)), code, now, null);
     if (timeStep === undefined) throw new InvalidRequestError('invalid_code', 'The code is not the one the authenticator app shows now', 'code');
+    return this.enable(owner, 'totp', timeStep, now, { newRecoveryCodes: true });
+  }
+
+  /**
+   * A pending method whose code proved it becomes a factor, in one transaction with the rest: the
+   * user counts as having a second factor, their other sessions end, the audit log says so. Answers
+   * a new set of recovery codes when asked for one (the old set is then void), otherwise none.
+   */
+  enable(owner: FactorOwner, method: TwoFactorMethod, timeStep: number | null, now: Date, options: { newRecoveryCodes: boolean }): string[] {
+    const { user } = owner;
     return this.transaction(() => {
-      if (!this.methods.confirm(user.id, 'totp', now.toISOString(), timeStep)) throw new ConflictError('no_enrollment', 'This enrollment was already finished');
+      if (!this.methods.confirm(user.id, method, now.toISOString(), timeStep)) throw new ConflictError('no_enrollment', 'This enrollment was already finished');
       this.users.setTwoFactorEnabled(user.id, true);
-      const codes = this.#replaceRecoveryCodes(user.id);
+      const codes = options.newRecoveryCodes ? this.#replaceRecoveryCodes(user.id) : [];
       this.sessions.revokeOthers(owner.origin, user.id, owner.keepSessionId, now);
-      this.audit.record({ origin: owner.origin, action: 'two_factor.enabled', target: { type: 'user', id: user.id }, details: { method: 'totp' } }, now);
+      this.audit.record({ origin: owner.origin, action: 'two_factor.enabled', target: { type: 'user', id: user.id }, details: { method } }, now);
       return codes;
     });
   }
