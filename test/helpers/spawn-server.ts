@@ -85,7 +85,8 @@ export async function spawnServer(t: { teardown: (fn: () => unknown) => void }, 
     { DBMON_PORT: '0', DBMON_LOG_LEVEL: 'info', DBMON_AGENT_EMBEDDED: 'false', ...env },
     entry,
   );
-  const deadline = Date.now() + 30_000;
+  // Generous: a start on a loaded two-core machine was seen to take over 30 s (module loading).
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const listening = stdout.map(parseJson).find((line) => line?.msg === 'dbmon server listening');
     if (listening !== undefined) {
