@@ -27,6 +27,8 @@ const byDriverCode: Record<string, CollectionErrorCode> = {
   '57P03': 'server_starting',
   ER_ACCESS_DENIED_ERROR: 'authentication_failed',
   ER_DBACCESS_DENIED_ERROR: 'authentication_failed',
+  // MariaDB's answer when the (possibly faked) authentication plugin is one that takes no password.
+  ER_ACCESS_DENIED_NO_PASSWORD_ERROR: 'authentication_failed',
   ER_BAD_DB_ERROR: 'database_not_found',
   ER_CON_COUNT_ERROR: 'too_many_connections',
   ER_TOO_MANY_USER_CONNECTIONS: 'too_many_connections',

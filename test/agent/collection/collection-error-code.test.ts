@@ -43,6 +43,20 @@ t.test('an unreachable snapshot carries the code of what the engine answered', a
   }
 });
 
+t.test('every unknown MariaDB user is an authentication failure, whichever error the server picks', async (t) => {
+  // For a user that does not exist, MariaDB fakes an authentication plugin chosen from the name, so
+  // about one name in four is refused with ER_ACCESS_DENIED_NO_PASSWORD_ERROR rather than 1045.
+  const codes = new Set<string>();
+  for (let attempt = 0; attempt < 24; attempt += 1) {
+    const username = `dbmon_absent_${randomBytes(4).toString('hex')}`;
+    const source = new MysqlSource({ host: '127.0.0.1', port: 3306, database: 'mysql', username, password: 'wrong', ssl: false }, sourceOptions);
+    const snapshot = await collectionRunner(source, mysqlCollectors).collect(new Date());
+    await source.close();
+    codes.add(snapshot.error_code ?? 'none');
+  }
+  t.same([...codes], ['authentication_failed']);
+});
+
 t.test('a database that never answers within the deadline is a timeout', async (t) => {
   const sockets = new Set<Socket>();
   const silent = createServer((socket) => sockets.add(socket));
