@@ -1,4 +1,6 @@
 import t from 'tap';
+import { guardPlanning } from '../../../agent/advisor/postgres-planning-guard.js';
+import { tokenize } from '../../../agent/advisor/statement-guard.js';
 import { openPostgresSession } from '../../../agent/sources/postgres-session.js';
 import { advisorJobs } from '../../helpers/advisor-jobs.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
@@ -93,4 +95,19 @@ t.test('a database without standard_conforming_strings cannot hide a call from t
   const result = await analyze(["SELECT 'a\\' , $$ ' , public.evil() -- $$ FROM orders"]);
   t.not(result.statements[0]?.outcome, 'refused', 'to the guard and the pinned session alike, the call is inside a string');
   t.equal(await victims(), 0, 'evil() never ran');
+});
+
+t.test('planning runs with pg_catalog first and pg_temp last, whatever search_path the database sets', async (t) => {
+  // A database (or role) may put another schema before pg_catalog; the guard pins the order back so
+  // that no other schema's function or operator of the same name and signature can win.
+  await client.query('CREATE SCHEMA shadow');
+  await database.admin(`ALTER DATABASE ${database.name} SET search_path = shadow, pg_temp, public, pg_catalog`);
+  t.teardown(() => database.admin(`ALTER DATABASE ${database.name} RESET search_path`));
+  const session = await openPostgresSession(connection, { statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 });
+  t.teardown(() => session.close());
+  await session.query('BEGIN');
+  await guardPlanning(session, tokenize('SELECT id FROM orders WHERE id = $1', 'postgresql'));
+  const [pinned] = await session.query('SELECT current_setting($1) AS path', ['search_path']);
+  await session.query('ROLLBACK');
+  t.equal(pinned?.path, 'pg_catalog, shadow, public, pg_temp');
 });
