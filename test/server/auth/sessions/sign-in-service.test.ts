@@ -39,14 +39,22 @@ t.test('the sign-in service', async (t) => {
   await t.test('an unknown email costs a password verification too', async (t) => {
     const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     await refusal(at('198.51.100.2', 'warm-up@example.test', 'x'.repeat(12)));
+    let attempt = 0;
     const time = async (target: string) => {
       const started = process.hrtime.bigint();
-      await refusal(at('198.51.100.2', target, 'wrong-password-123'));
+      // Each from an address of its own: ten failures from one address would be throttled, and fast.
+      await refusal(at(`203.0.113.${++attempt}`, target, 'wrong-password-123'));
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
-    const known = Math.min(await time(email), await time(email));
-    const unknown = Math.min(await time('ghost@example.test'), await time('ghost@example.test'));
-    t.ok(unknown > known / 3, `an unknown email (${unknown.toFixed(1)} ms) takes about as long as a wrong password (${known.toFixed(1)} ms)`);
+    // The fastest of five each, taken in turns: on a shared machine one slow moment is no property of the code.
+    const known: number[] = [];
+    const unknownTimes: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      known.push(await time(email));
+      unknownTimes.push(await time('ghost@example.test'));
+    }
+    const [fastestKnown, unknown] = [Math.min(...known), Math.min(...unknownTimes)];
+    t.ok(unknown > fastestKnown / 3, `an unknown email (${unknown.toFixed(1)} ms) takes about as long as a wrong password (${fastestKnown.toFixed(1)} ms)`);
   });
 
   await t.test('signing in records the time and returns a session', async (t) => {
