@@ -56,11 +56,10 @@ export class SecondFactorSignIn {
   offer(pendingToken: string, now: Date): SecondFactorOffer | undefined {
     const user = this.#pendingUser(pendingToken, now);
     if (user === undefined) return undefined;
-    const { methods, recovery_codes_left } = this.twoFactor.status(user.id);
     return {
-      totp: methods.some((method) => method.method === 'totp' && method.enabled),
+      totp: this.twoFactor.confirmed(user.id, 'totp'),
       sms: this.sms.offeredTo(user.id),
-      recoveryCode: recovery_codes_left > 0,
+      recoveryCode: this.twoFactor.status(user.id).recovery_codes_left > 0,
     };
   }
 
