@@ -58,7 +58,7 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
             )}
             <form method="post" action="/login/two-factor/sms" class="resend">
               {hidden}
-              <button type="submit" class={offer.totp ? 'secondary' : undefined}>
+              <button type="submit" class={offer.totp || smsSentTo !== undefined ? 'secondary' : undefined}>
                 {smsSentTo === undefined ? 'Send me a code' : 'Send a new code'}
               </button>
             </form>
