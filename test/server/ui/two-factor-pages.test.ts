@@ -1,9 +1,10 @@
 import t from 'tap';
+import { operatorOrigin } from '../../../server/auth/audit/audit-origin.js';
 import { startFakeTwilio } from '../../helpers/fake-twilio.js';
 import { formField, PageClient } from '../../helpers/page-client.js';
 import { createPasswordUser, signIn, testPassword, type SignedIn } from '../../helpers/sign-in.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
-import { enrollTotp } from '../../helpers/two-factor.js';
+import { enrollTotp, totpCode } from '../../helpers/two-factor.js';
 
 t.test('two-factor pages over HTTP', async (t) => {
   const twilio = await startFakeTwilio();
@@ -69,5 +70,49 @@ t.test('two-factor pages over HTTP', async (t) => {
     const spentPage = await secondStepPage(appOnly.email);
     t.notMatch(spentPage, recoveryField, 'every recovery code used: none asked for');
     t.match(spentPage, totpField);
+  });
+
+  /** A browser signed in with the password alone: its client, and where the sign-in sent it. */
+  const pageSignIn = async (email: string) => {
+    const client = new PageClient(server.url);
+    const form = await client.get('/login');
+    const posted = await client.postForm('/login', { csrf_token: formField(form.text, 'csrf_token') ?? '', email, password: testPassword });
+    return { client, landing: posted.location };
+  };
+
+  await t.test("attack: the SMS setup forms do nothing without the session's CSRF token", async (t) => {
+    const user = await member();
+    const { client } = await pageSignIn(user.email);
+    const sent = twilio.messages.length;
+    const forged = await client.postForm('/account/two-factor/sms', { phone: '+14155550777' });
+    t.equal(forged.status, 403);
+    t.equal(twilio.messages.length, sent, 'nothing texted');
+    const csrfToken = formField((await client.get('/account/two-factor')).text, 'csrf_token') ?? '';
+    t.equal((await client.postForm('/account/two-factor/sms', { csrf_token: csrfToken, phone: '+14155550778' })).status, 200, 'with the token, a code is texted');
+    t.equal((await client.postForm('/account/two-factor/sms/verify', { csrf_token: csrfToken, code: twilio.lastCode('+14155550778') })).status, 200);
+    const removal = await client.postForm('/account/two-factor/sms/remove', { password: testPassword });
+    t.equal(removal.status, 403);
+    t.match((await client.get('/account/two-factor')).text, /Codes are texted to your number ending in/, 'the phone stays');
+  });
+
+  await t.test('an owner past the deadline: every page leads to enrollment, which works, and then the rest opens', async (t) => {
+    const organization = createTenant(server.services, server.clock.now);
+    const owner = await createPasswordUser(server.services, organization.orgId, 'owner', server.clock.now);
+    server.services.accounts.organizationSettings.update(operatorOrigin(organization.orgId), { require_two_factor: true, two_factor_grace_period_days: 0 }, server.clock.now);
+    const { client, landing } = await pageSignIn(owner.email);
+    t.equal(landing, '/account/two-factor', 'sent to enrollment at sign-in');
+    t.equal((await client.get('/')).location, '/account/two-factor', 'the start page leads there too');
+    const overview = await client.get('/account/two-factor');
+    t.equal(overview.status, 200);
+    t.match(overview.text, 'Your organization requires two-factor authentication');
+    t.notMatch(overview.text, 'Skip for now', 'no skipping past the deadline');
+    const csrfToken = formField(overview.text, 'csrf_token') ?? '';
+    const enrollment = await client.postForm('/account/two-factor/totp', { csrf_token: csrfToken });
+    t.equal(enrollment.status, 200);
+    const secret = /<code id="totp-secret">([^<]+)<\/code>/.exec(enrollment.text)?.[1]?.replace(/\s/g, '') ?? '';
+    const confirmed = await client.postForm('/account/two-factor/totp/verify', { csrf_token: csrfToken, code: totpCode(secret, server.clock.now) });
+    t.equal(confirmed.status, 200);
+    t.match(confirmed.text, 'Your recovery codes');
+    t.equal((await client.get('/')).status, 200, 'enrolled, the start page opens');
   });
 });
