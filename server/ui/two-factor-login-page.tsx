@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { NumericCodeForm } from './numeric-code-form.js';
 import type { SecondFactorOffer } from '../auth/two-factor/second-factor-sign-in.js';
 import type { SecondFactorKind } from '../auth/two-factor/two-factor-service.js';
 
@@ -25,6 +26,12 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
       {next !== undefined && <input type="hidden" name="next" value={next} />}
     </>
   );
+  const hiddenFor = (kind: 'totp' | 'sms') => (
+    <>
+      {hidden}
+      <input type="hidden" name="kind" value={kind} />
+    </>
+  );
   const first: SecondFactorKind = offer.totp ? 'totp' : offer.sms ? 'sms' : 'recovery_code';
   const shown = kind ?? first;
   const errorFor = (form: SecondFactorKind) => (error !== undefined && shown === form ? 'two-factor-error' : undefined);
@@ -46,7 +53,7 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
           {error}
         </p>
       )}
-      {offer.totp && <NumericCodeForm kind="totp" id="code" label="Code from your authenticator app" button="Verify" hidden={hidden} describedBy={errorFor('totp')} />}
+      {offer.totp && <NumericCodeForm action="/login/two-factor" hidden={hiddenFor('totp')} id="code" label="Code from your authenticator app" button="Verify" describedBy={errorFor('totp')} />}
       {offer.sms &&
         alternative(
           'sms',
@@ -54,7 +61,7 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
           <>
             {smsSentTo !== undefined && <p role="status">We sent a code to your phone number ending in {smsSentTo}. It works for 10 minutes.</p>}
             {(smsSentTo !== undefined || kind === 'sms') && (
-              <NumericCodeForm kind="sms" id="sms-code" label="Code from the text message" button="Verify text code" hidden={hidden} describedBy={errorFor('sms')} />
+              <NumericCodeForm action="/login/two-factor" hidden={hiddenFor('sms')} id="sms-code" label="Code from the text message" button="Verify text code" describedBy={errorFor('sms')} />
             )}
             <form method="post" action="/login/two-factor/sms" class="resend">
               {hidden}
@@ -86,30 +93,5 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
         </p>
       )}
     </section>
-  );
-}
-
-interface NumericCodeFormProps {
-  kind: 'totp' | 'sms';
-  id: string;
-  label: string;
-  button: string;
-  /** The CSRF token and next path. */
-  hidden: ComponentChildren;
-  describedBy: string | undefined;
-}
-
-/** A 6-digit code typed (or filled in by the phone) for one kind of factor. */
-function NumericCodeForm({ kind, id, label, button, hidden, describedBy }: NumericCodeFormProps) {
-  return (
-    <form method="post" action="/login/two-factor">
-      {hidden}
-      <input type="hidden" name="kind" value={kind} />
-      <div class="field">
-        <label for={id}>{label}</label>
-        <input id={id} name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" required aria-describedby={describedBy} />
-      </div>
-      <button type="submit">{button}</button>
-    </form>
   );
 }

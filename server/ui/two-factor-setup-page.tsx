@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { NumericCodeForm } from './numeric-code-form.js';
 import type { TotpEnrollment } from '../auth/two-factor/two-factor-service.js';
 import type { TwoFactorStanding } from '../auth/two-factor/two-factor-standing.js';
 
@@ -161,6 +162,16 @@ function PasswordForm({ action, id, csrf, describedBy, button }: PasswordFormPro
   );
 }
 
+/** The hidden fields of a form that confirms a new factor: the session's CSRF token and where to go on. */
+function ConfirmHidden({ csrfToken, next }: { csrfToken: string; next: string | undefined }) {
+  return (
+    <>
+      <input type="hidden" name="csrf_token" value={csrfToken} />
+      {next !== undefined && <input type="hidden" name="next" value={next} />}
+    </>
+  );
+}
+
 export interface SmsVerifyPageProps {
   csrfToken: string;
   /** The last two digits of the number the code went to. */
@@ -180,15 +191,14 @@ export function SmsVerifyPage({ csrfToken, phoneEnding, next, error }: SmsVerify
           {error}
         </p>
       )}
-      <form method="post" action="/account/two-factor/sms/verify">
-        <input type="hidden" name="csrf_token" value={csrfToken} />
-        {next !== undefined && <input type="hidden" name="next" value={next} />}
-        <div class="field">
-          <label for="sms-code">Code from the text message</label>
-          <input id="sms-code" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" required aria-describedby={error !== undefined ? 'sms-verify-error' : undefined} />
-        </div>
-        <button type="submit">Turn on text message codes</button>
-      </form>
+      <NumericCodeForm
+        action="/account/two-factor/sms/verify"
+        hidden={<ConfirmHidden csrfToken={csrfToken} next={next} />}
+        id="sms-code"
+        label="Code from the text message"
+        button="Turn on text message codes"
+        describedBy={error !== undefined ? 'sms-verify-error' : undefined}
+      />
       <p>
         <a href="/account/two-factor">Use another number</a>
       </p>
@@ -222,15 +232,14 @@ export function TotpEnrollPage({ csrfToken, enrollment, next, error }: TotpEnrol
           {error}
         </p>
       )}
-      <form method="post" action="/account/two-factor/totp/verify">
-        <input type="hidden" name="csrf_token" value={csrfToken} />
-        {next !== undefined && <input type="hidden" name="next" value={next} />}
-        <div class="field">
-          <label for="code">Code from the app</label>
-          <input id="code" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" required aria-describedby={error !== undefined ? 'enroll-error' : undefined} />
-        </div>
-        <button type="submit">Turn on two-factor authentication</button>
-      </form>
+      <NumericCodeForm
+        action="/account/two-factor/totp/verify"
+        hidden={<ConfirmHidden csrfToken={csrfToken} next={next} />}
+        id="code"
+        label="Code from the app"
+        button="Turn on two-factor authentication"
+        describedBy={error !== undefined ? 'enroll-error' : undefined}
+      />
     </section>
   );
 }
