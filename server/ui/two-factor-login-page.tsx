@@ -59,7 +59,11 @@ export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSen
           'sms',
           'Text me a code instead',
           <>
-            {smsSentTo !== undefined && <p role="status">We sent a code to your phone number ending in {smsSentTo}. It works for 10 minutes.</p>}
+            {smsSentTo !== undefined ? (
+              <p role="status">We sent a code to your phone number ending in {smsSentTo}. It works for 10 minutes.</p>
+            ) : (
+              <p>We can text a code to your phone.</p>
+            )}
             {(smsSentTo !== undefined || kind === 'sms') && (
               <NumericCodeForm action="/login/two-factor" hidden={hiddenFor('sms')} id="sms-code" label="Code from the text message" button="Verify text code" describedBy={errorFor('sms')} />
             )}

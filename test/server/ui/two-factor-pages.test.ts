@@ -115,4 +115,21 @@ t.test('two-factor pages over HTTP', async (t) => {
     t.match(confirmed.text, 'Your recovery codes');
     t.equal((await client.get('/')).status, 200, 'enrolled, the start page opens');
   });
+
+  await t.test('removing the authenticator app on the page needs the password', async (t) => {
+    const user = await member();
+    const { client } = await pageSignIn(user.email);
+    const csrfToken = formField((await client.get('/account/two-factor')).text, 'csrf_token') ?? '';
+    const enrollment = await client.postForm('/account/two-factor/totp', { csrf_token: csrfToken });
+    const secret = /<code id="totp-secret">([^<]+)<\/code>/.exec(enrollment.text)?.[1]?.replace(/\s/g, '') ?? '';
+    t.equal((await client.postForm('/account/two-factor/totp/verify', { csrf_token: csrfToken, code: totpCode(secret, server.clock.now) })).status, 200);
+    const refused = await client.postForm('/account/two-factor/totp/remove', { csrf_token: csrfToken, password: 'not-my-password-at-all' });
+    t.equal(refused.status, 403);
+    t.match(refused.text, 'The password is wrong.');
+    t.match(refused.text, 'An authenticator app is set up.', 'the app stays');
+    const removed = await client.postForm('/account/two-factor/totp/remove', { csrf_token: csrfToken, password: testPassword });
+    t.equal(removed.location, '/account/two-factor?done=totp_removed');
+    t.match((await client.get(removed.location!)).text, 'The authenticator app was removed.');
+    t.equal((await server.request('GET', '/v1/user', { headers: { cookie: `dbmon_session=${client.cookies.get('dbmon_session')}` } })).body.two_factor_enabled, false);
+  });
 });
