@@ -20,8 +20,8 @@ const title = 'Two-factor authentication';
 
 /**
  * `/account/two-factor`: setting up an authenticator app or a phone for text message codes, recovery
- * codes, removing a factor (password again). The same service as `/v1/user/two-factor/*`; these pages stay open to a member past their
- * organization's deadline, who is sent here from every other page.
+ * codes, removing a factor (password again). The same services as `/v1/user/two-factor/*`; these
+ * pages stay open to a member past their organization's deadline, who is sent here from every other page.
  */
 export function twoFactorPages(router: Router, accounts: Accounts, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
   const { twoFactor, sms } = accounts;
@@ -137,12 +137,13 @@ export function twoFactorPages(router: Router, accounts: Accounts, renderer: Pag
   });
 }
 
-/** What the page says after a change it redirected from. */
+/** What the page says after a change it redirected from (`?done=`). */
+const notices = new Map([
+  ['totp_removed', 'The authenticator app was removed.'],
+  ['sms_removed', 'The phone was removed: no more codes by text message.'],
+  ['sms_added', 'Text message codes are turned on.'],
+]);
+
 function noticeOf(done: unknown): string | undefined {
-  const notices: Record<string, string> = {
-    totp_removed: 'The authenticator app was removed.',
-    sms_removed: 'The phone was removed: no more codes by text message.',
-    sms_added: 'Text message codes are turned on.',
-  };
-  return typeof done === 'string' ? notices[done] : undefined;
+  return typeof done === 'string' ? notices.get(done) : undefined;
 }
