@@ -33,6 +33,7 @@ import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
 import { SignInService, type SignInUsers } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
+import { PhoneBox } from './two-factor/phone-box.js';
 import { SecondFactorSignIn, type PendingUsers } from './two-factor/second-factor-sign-in.js';
 import { SmsCodes } from './two-factor/sms-codes.js';
 import { SmsFactor } from './two-factor/sms-factor.js';
@@ -70,7 +71,7 @@ export interface AccountsDependencies {
   mailer?: Mailer | undefined;
   /** Where a session's client address is (`geoip.database`). */
   locate: LocateAddress;
-  /** Seals TOTP secrets at rest. */
+  /** Seals TOTP secrets and phone numbers at rest. */
   secretBox: SecretBox;
   /** Present when `sms.sender` is configured: SMS codes are offered as a second factor. */
   smsSender?: SmsSender | undefined;
@@ -90,7 +91,10 @@ export function createAccounts({ db, identity, users, organizations, audit, gene
   const invitations = new InvitationsService(identity, users, organizations, links, audit, mailer, transaction);
   const twoFactorMethods = new TwoFactorRepository(db);
   const twoFactor = new TwoFactorService(twoFactorMethods, users, sessions, signIn, secretBox, audit, transaction);
-  const sms = new SmsFactor(twoFactorMethods, twoFactor, new SmsCodes(), new SmsSendLimit(), smsSender);
+  const phones = new PhoneBox(secretBox);
+  // The second half of migration 0018, which needs the secret key: numbers stored in the clear before it are sealed now.
+  twoFactorMethods.sealPlainPhones((row) => phones.seal(row.user_id, row.phone));
+  const sms = new SmsFactor(twoFactorMethods, twoFactor, new SmsCodes(), new SmsSendLimit(), smsSender, phones);
   const twoFactorStandings = new TwoFactorStandings(organizationSettings, users);
   const cookie = new SessionCookie(publicUrl);
   /** Every credential is refused from outside its organization's IP allowlist, and a user's past their two-factor deadline. */

@@ -7,13 +7,13 @@ import { webhookSmsSender, type WebhookSmsSettings } from './webhook-sms-sender.
 /** `sms.*` once validated: the sender and what it needs. */
 export type SmsSettings = { sender: 'log' } | { sender: 'webhook'; webhook: WebhookSmsSettings } | { sender: 'twilio'; twilio: TwilioSettings };
 
-/** The configured sender; a message it cannot send is logged with the reason (never a credential nor the text, which holds a code). */
+/** The configured sender; a message it cannot send is logged with the reason and the number's last two digits (never a credential, the whole number nor the text, which holds a code). */
 export function createSmsSender(settings: SmsSettings, logger: Logger): SmsSender {
   const sender = senderOf(settings, logger);
   return {
     send: (message) =>
       sender.send(message).catch((error: unknown) => {
-        logger.warn({ sender: settings.sender, to: message.to, reason: (error as Error).message }, 'SMS not sent');
+        logger.warn({ sender: settings.sender, to_ending: message.to.slice(-2), reason: (error as Error).message }, 'SMS not sent');
         throw error;
       }),
   };

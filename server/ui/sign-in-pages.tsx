@@ -70,25 +70,22 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     enterSession(ctx, outcome, next, at);
   });
 
-  const showTwoFactor = (ctx: Context, status: number, props: Omit<TwoFactorLoginPageProps, 'csrfToken'>) =>
-    renderer.send(ctx, { status, title: 'Two-factor authentication' }, <TwoFactorLoginPage csrfToken={loginCsrf.formToken(ctx)} {...props} />);
-  const pendingUser = (ctx: Context) => {
-    const token = pendingSignInCookie.read(ctx);
-    return token === undefined ? undefined : accounts.secondFactorSignIn.pendingUser(token, now());
+  /** The second-factor page with the ways the pending user has (none once the pending sign-in is gone). */
+  const showTwoFactor = (ctx: Context, status: number, props: Omit<TwoFactorLoginPageProps, 'csrfToken' | 'offer'>) => {
+    const offer = accounts.secondFactorSignIn.offer(pendingSignInCookie.read(ctx) ?? '', now()) ?? { totp: false, sms: false, recoveryCode: false };
+    renderer.send(ctx, { status, title: 'Two-factor authentication' }, <TwoFactorLoginPage csrfToken={loginCsrf.formToken(ctx)} offer={offer} {...props} />);
   };
-
-  const smsOffered = (ctx: Context) => accounts.secondFactorSignIn.offersSms(pendingSignInCookie.read(ctx) ?? '', now());
 
   router.get('/login/two-factor', (ctx) => {
     const next = safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
-    if (pendingUser(ctx) === undefined) return seeOther(ctx, '/login');
-    showTwoFactor(ctx, 200, { smsOffered: smsOffered(ctx), ...(next !== '/' && { next }) });
+    if (accounts.secondFactorSignIn.offer(pendingSignInCookie.read(ctx) ?? '', now()) === undefined) return seeOther(ctx, '/login');
+    showTwoFactor(ctx, 200, { ...(next !== '/' && { next }) });
   });
 
   router.post('/login/two-factor/sms', async (ctx) => {
     const next = safeNextPath(formField(ctx, 'next') || undefined);
     const show = (status: number, props: Partial<TwoFactorLoginPageProps>) =>
-      showTwoFactor(ctx, status, { kind: 'sms', smsOffered: smsOffered(ctx), ...props, ...(next !== '/' && { next }) });
+      showTwoFactor(ctx, status, { kind: 'sms', ...props, ...(next !== '/' && { next }) });
     if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return show(403, { error: 'This form has expired. Please ask for the code again.' });
     const at = now();
     try {
@@ -108,7 +105,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
   router.post('/login/two-factor', async (ctx) => {
     const next = safeNextPath(formField(ctx, 'next') || undefined);
     const kind = secondFactorKinds.find((known) => known === formField(ctx, 'kind')) ?? 'totp';
-    const refuse = (status: number, error: string) => showTwoFactor(ctx, status, { kind, error, smsOffered: smsOffered(ctx), ...(next !== '/' && { next }) });
+    const refuse = (status: number, error: string) => showTwoFactor(ctx, status, { kind, error, ...(next !== '/' && { next }) });
     if (!loginCsrf.verify(ctx, formField(ctx, 'csrf_token'))) return refuse(403, 'This form has expired. Please enter the code again.');
     const pendingToken = pendingSignInCookie.read(ctx);
     const at = now();

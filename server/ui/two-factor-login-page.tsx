@@ -1,27 +1,50 @@
 import type { ComponentChildren } from 'preact';
+import { NumericCodeForm } from './numeric-code-form.js';
+import type { SecondFactorOffer } from '../auth/two-factor/second-factor-sign-in.js';
 import type { SecondFactorKind } from '../auth/two-factor/two-factor-service.js';
 
 export interface TwoFactorLoginPageProps {
   csrfToken: string;
   next?: string | undefined;
+  /** The ways this user has: only those are asked for. */
+  offer: SecondFactorOffer;
   /** Which form answered last: its field gets the error. */
   kind?: SecondFactorKind;
   error?: string | undefined;
-  /** The user has a confirmed phone: a code can be texted on request. */
-  smsOffered?: boolean;
   /** A code was just texted to the number ending in these digits. */
   smsSentTo?: string | undefined;
 }
 
-/** `/login/two-factor`: the code from the authenticator app, or one texted on request, or a recovery code instead. */
-export function TwoFactorLoginPage({ csrfToken, next, kind = 'totp', error, smsOffered = false, smsSentTo }: TwoFactorLoginPageProps) {
+/**
+ * `/login/two-factor`: the first way the user has (the authenticator app before a text message, as
+ * SMS is the weaker factor), the others as alternatives, a recovery code last.
+ */
+export function TwoFactorLoginPage({ csrfToken, next, offer, kind, error, smsSentTo }: TwoFactorLoginPageProps) {
   const hidden = (
     <>
       <input type="hidden" name="csrf_token" value={csrfToken} />
       {next !== undefined && <input type="hidden" name="next" value={next} />}
     </>
   );
-  const errorFor = (form: SecondFactorKind) => (error !== undefined && kind === form ? 'two-factor-error' : undefined);
+  const hiddenFor = (kind: 'totp' | 'sms') => (
+    <>
+      {hidden}
+      <input type="hidden" name="kind" value={kind} />
+    </>
+  );
+  const first: SecondFactorKind = offer.totp ? 'totp' : offer.sms ? 'sms' : 'recovery_code';
+  const shown = kind ?? first;
+  const errorFor = (form: SecondFactorKind) => (error !== undefined && shown === form ? 'two-factor-error' : undefined);
+  /** The first way stands on the page; the others fold away until asked for. */
+  const alternative = (form: SecondFactorKind, summary: string, content: ComponentChildren) =>
+    form === first ? (
+      content
+    ) : (
+      <details open={shown === form}>
+        <summary>{summary}</summary>
+        {content}
+      </details>
+    );
   return (
     <section class="card" aria-labelledby="two-factor-title">
       <h1 id="two-factor-title">Two-factor authentication</h1>
@@ -30,61 +53,49 @@ export function TwoFactorLoginPage({ csrfToken, next, kind = 'totp', error, smsO
           {error}
         </p>
       )}
-      <NumericCodeForm kind="totp" id="code" label="Code from your authenticator app" button="Verify" hidden={hidden} describedBy={errorFor('totp')} />
-      {smsOffered && (
-        <details open={kind === 'sms'}>
-          <summary>Text me a code instead</summary>
-          {smsSentTo !== undefined && <p role="status">We sent a code to your phone number ending in {smsSentTo}. It works for 10 minutes.</p>}
-          {(smsSentTo !== undefined || kind === 'sms') && (
-            <NumericCodeForm kind="sms" id="sms-code" label="Code from the text message" button="Verify text code" hidden={hidden} describedBy={errorFor('sms')} />
-          )}
-          <form method="post" action="/login/two-factor/sms" class="resend">
+      {offer.totp && <NumericCodeForm action="/login/two-factor" hidden={hiddenFor('totp')} id="code" label="Code from your authenticator app" button="Verify" describedBy={errorFor('totp')} />}
+      {offer.sms &&
+        alternative(
+          'sms',
+          'Text me a code instead',
+          <>
+            {smsSentTo !== undefined ? (
+              <p role="status">We sent a code to your phone number ending in {smsSentTo}. It works for 10 minutes.</p>
+            ) : (
+              <p>We can text a code to your phone.</p>
+            )}
+            {(smsSentTo !== undefined || kind === 'sms') && (
+              <NumericCodeForm action="/login/two-factor" hidden={hiddenFor('sms')} id="sms-code" label="Code from the text message" button="Verify text code" describedBy={errorFor('sms')} />
+            )}
+            <form method="post" action="/login/two-factor/sms" class="resend">
+              {hidden}
+              <button type="submit" class={offer.totp || smsSentTo !== undefined ? 'secondary' : undefined}>
+                {smsSentTo === undefined ? 'Send me a code' : 'Send a new code'}
+              </button>
+            </form>
+          </>,
+        )}
+      {offer.recoveryCode &&
+        alternative(
+          'recovery_code',
+          'Use a recovery code instead',
+          <form method="post" action="/login/two-factor">
             {hidden}
-            <button type="submit" class="secondary">
-              {smsSentTo === undefined ? 'Send me a code' : 'Send a new code'}
+            <input type="hidden" name="kind" value="recovery_code" />
+            <div class="field">
+              <label for="recovery-code">Recovery code</label>
+              <input id="recovery-code" name="code" autocomplete="off" spellcheck={false} required aria-describedby={errorFor('recovery_code')} />
+            </div>
+            <button type="submit" class={first === 'recovery_code' ? undefined : 'secondary'}>
+              Use recovery code
             </button>
-          </form>
-        </details>
+          </form>,
+        )}
+      {!offer.totp && !offer.sms && !offer.recoveryCode && (
+        <p role="alert" class="alert">
+          None of your second factors can be used here. Ask an owner or admin of your organization to reset your two-factor authentication.
+        </p>
       )}
-      <details open={kind === 'recovery_code'}>
-        <summary>Use a recovery code instead</summary>
-        <form method="post" action="/login/two-factor">
-          {hidden}
-          <input type="hidden" name="kind" value="recovery_code" />
-          <div class="field">
-            <label for="recovery-code">Recovery code</label>
-            <input id="recovery-code" name="code" autocomplete="off" spellcheck={false} required aria-describedby={errorFor('recovery_code')} />
-          </div>
-          <button type="submit" class="secondary">
-            Use recovery code
-          </button>
-        </form>
-      </details>
     </section>
-  );
-}
-
-interface NumericCodeFormProps {
-  kind: 'totp' | 'sms';
-  id: string;
-  label: string;
-  button: string;
-  /** The CSRF token and next path. */
-  hidden: ComponentChildren;
-  describedBy: string | undefined;
-}
-
-/** A 6-digit code typed (or filled in by the phone) for one kind of factor. */
-function NumericCodeForm({ kind, id, label, button, hidden, describedBy }: NumericCodeFormProps) {
-  return (
-    <form method="post" action="/login/two-factor">
-      {hidden}
-      <input type="hidden" name="kind" value={kind} />
-      <div class="field">
-        <label for={id}>{label}</label>
-        <input id={id} name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" required aria-describedby={describedBy} />
-      </div>
-      <button type="submit">{button}</button>
-    </form>
   );
 }

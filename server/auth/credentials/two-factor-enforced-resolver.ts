@@ -3,9 +3,13 @@ import { PermissionError } from '../../errors.js';
 import type { TwoFactorStandings } from '../two-factor/two-factor-standings.js';
 import type { AuthResult, CredentialResolver } from './credential-resolver.js';
 
-/** What a member past the two-factor deadline may still do through the API: read who they are (and the CSRF token) and enroll. */
+/** What a member past the two-factor deadline may still do through the API: read who they are (and the CSRF token), enroll, and sign out (end their own sessions). */
 function openToMembersWithoutFactor(ctx: Context): boolean {
-  return ctx.path.startsWith('/v1/user/two-factor/') || (ctx.path === '/v1/user' && ctx.method === 'GET');
+  return (
+    ctx.path.startsWith('/v1/user/two-factor/') ||
+    (ctx.path === '/v1/user' && ctx.method === 'GET') ||
+    (ctx.method === 'DELETE' && /^\/v1\/sessions\/[^/]+$/.test(ctx.path))
+  );
 }
 
 /**

@@ -16,6 +16,15 @@ export interface SecondFactorAttempt extends SessionClient {
   currentToken?: string | undefined;
 }
 
+/** The ways the pending user can prove the second factor: only those they have are asked for. */
+export interface SecondFactorOffer {
+  totp: boolean;
+  /** A confirmed phone, and a sender to text it. */
+  sms: boolean;
+  /** At least one recovery code left. */
+  recoveryCode: boolean;
+}
+
 /** The identity feature's users, found again by the id a pending sign-in holds. */
 export interface PendingUsers {
   findByIdInAnyOrganization(id: string): User | undefined;
@@ -38,26 +47,31 @@ export class SecondFactorSignIn {
   ) {}
 
   /** The user a pending sign-in waits for, while it lasts. */
-  pendingUser(pendingToken: string, now: Date): User | undefined {
+  #pendingUser(pendingToken: string, now: Date): User | undefined {
     const pending = this.pending.find(pendingToken, now);
     return pending === undefined ? undefined : this.users.findByIdInAnyOrganization(pending.userId);
   }
 
-  /** Whether the pending user may ask for a code by SMS. */
-  offersSms(pendingToken: string, now: Date): boolean {
-    const user = this.pendingUser(pendingToken, now);
-    return user !== undefined && this.sms.offeredTo(user.id);
+  /** What the pending user may answer with; undefined once the pending sign-in is gone. */
+  offer(pendingToken: string, now: Date): SecondFactorOffer | undefined {
+    const user = this.#pendingUser(pendingToken, now);
+    if (user === undefined) return undefined;
+    return {
+      totp: this.twoFactor.confirmed(user.id, 'totp'),
+      sms: this.sms.offeredTo(user.id),
+      recoveryCode: this.twoFactor.status(user.id).recovery_codes_left > 0,
+    };
   }
 
   /** Texts a code to the pending user's phone; only this pending sign-in can use it. */
   async sendSmsCode(pendingToken: string, now: Date): Promise<SmsSent> {
-    const user = this.pendingUser(pendingToken, now);
+    const user = this.#pendingUser(pendingToken, now);
     if (user?.status !== 'active') throw expired();
     return this.sms.sendSignInCode(user.id, pendingToken, now);
   }
 
   async finish(attempt: SecondFactorAttempt, now: Date): Promise<SignedIn> {
-    const user = this.pendingUser(attempt.pendingToken, now);
+    const user = this.#pendingUser(attempt.pendingToken, now);
     if (user?.status !== 'active') throw expired();
     const decision = this.throttle.begin(user.email, attempt.ip, now.getTime());
     if (!decision.allowed) throw new SignInThrottledError(decision, now.getTime());

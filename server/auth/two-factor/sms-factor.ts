@@ -3,6 +3,7 @@ import type { SmsSender } from '../../sms/sms-sender.js';
 import type { User } from '../identity/user.js';
 import { ThrottledError } from '../throttling/throttled-error.js';
 import { smsCodeValidityMs, type SmsCodes } from './sms-codes.js';
+import type { PhoneBox } from './phone-box.js';
 import type { SmsSendLimit } from './sms-send-limit.js';
 import type { TwoFactorMethodRow, TwoFactorRepository } from './two-factor-repository.js';
 import type { FactorOwner, TwoFactorService } from './two-factor-service.js';
@@ -25,7 +26,19 @@ export class SmsFactor {
     private readonly codes: SmsCodes,
     private readonly limit: SmsSendLimit,
     private readonly sender: SmsSender | undefined,
+    private readonly phones: PhoneBox,
   ) {}
+
+  /** Whether the server can text at all (sms.sender is set). */
+  get available(): boolean {
+    return this.sender !== undefined;
+  }
+
+  /** The last two digits of the user's number, and whether a code confirmed it; undefined without one. */
+  phoneOf(userId: string): { ending: string; confirmed: boolean } | undefined {
+    const row = this.#row(userId);
+    return row === undefined ? undefined : { ending: this.#phone(row).slice(-2), confirmed: row.confirmed_at !== null };
+  }
 
   /** Whether sign-in may offer to text this user a code: a sender is configured and their number is confirmed. */
   offeredTo(userId: string): boolean {
@@ -36,7 +49,15 @@ export class SmsFactor {
   async start(user: User, phone: string, now: Date): Promise<SmsSent> {
     if (this.#row(user.id)?.confirmed_at) throw new ConflictError('already_enabled', 'A phone is already set up for SMS codes; remove it first');
     this.#take(user.id, phone, now);
-    this.methods.save({ user_id: user.id, method: 'sms', secret: null, phone, confirmed_at: null, last_time_step: null, created_at: now.toISOString() });
+    this.methods.save({
+      user_id: user.id,
+      method: 'sms',
+      secret: null,
+      sealed_phone: this.phones.seal(user.id, phone),
+      confirmed_at: null,
+      last_time_step: null,
+      created_at: now.toISOString(),
+    });
     return this.#send(phone, this.codes.issue(enrollmentBinding(user.id, phone), now), now);
   }
 
@@ -45,7 +66,7 @@ export class SmsFactor {
     const { user } = owner;
     const pending = this.#row(user.id);
     if (pending === undefined || pending.confirmed_at !== null) throw new ConflictError('no_enrollment', 'No phone enrollment is waiting; start one first');
-    if (!this.codes.consume(enrollmentBinding(user.id, pending.phone!), code, now)) {
+    if (!this.codes.consume(enrollmentBinding(user.id, this.#phone(pending)), code, now)) {
       throw new InvalidRequestError('invalid_code', 'The code is not the one sent, has expired or was already used', 'code');
     }
     return this.twoFactor.enable(owner, 'sms', null, now, { newRecoveryCodes: user.two_factor_enabled !== 1 });
@@ -55,8 +76,9 @@ export class SmsFactor {
   async sendSignInCode(userId: string, pendingToken: string, now: Date): Promise<SmsSent> {
     const row = this.#row(userId);
     if (row?.confirmed_at == null) throw new ConflictError('two_factor_not_enabled', 'No phone is set up for SMS codes');
-    this.#take(userId, row.phone!, now);
-    return this.#send(row.phone!, this.codes.issue(signInBinding(pendingToken), now), now);
+    const phone = this.#phone(row);
+    this.#take(userId, phone, now);
+    return this.#send(phone, this.codes.issue(signInBinding(pendingToken), now), now);
   }
 
   /** Whether `code` is the one sent for this pending sign-in, to a number the user still has; it passes once. */
@@ -66,6 +88,10 @@ export class SmsFactor {
 
   #row(userId: string): TwoFactorMethodRow | undefined {
     return this.methods.ofUser(userId).find((row) => row.method === 'sms');
+  }
+
+  #phone(row: TwoFactorMethodRow): string {
+    return this.phones.open(row.user_id, row.sealed_phone!);
   }
 
   #take(userId: string, phone: string, now: Date): void {

@@ -8,12 +8,19 @@ export interface TwoFactorMethodRow {
   method: TwoFactorMethod;
   /** TOTP: the secret, sealed. */
   secret: Buffer | null;
-  /** SMS: the number, E.164. */
-  phone: string | null;
+  /** SMS: the number (E.164), sealed. */
+  sealed_phone: Buffer | null;
   /** Null while enrollment waits for its first code. */
   confirmed_at: string | null;
   last_time_step: number | null;
   created_at: string;
+}
+
+/** A number stored before migration 0018, in the clear. */
+export interface PlainPhone {
+  user_id: string;
+  method: TwoFactorMethod;
+  phone: string;
 }
 
 export class TwoFactorRepository {
@@ -27,11 +34,13 @@ export class TwoFactorRepository {
   readonly #deleteCodes;
   readonly #useCode;
   readonly #codeCount;
+  readonly #plainPhones;
+  readonly #sealPhone;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.#upsert = db.prepare<TwoFactorMethodRow>(
-      `INSERT OR REPLACE INTO two_factor_methods (user_id, method, secret, phone, confirmed_at, last_time_step, created_at)
-       VALUES (@user_id, @method, @secret, @phone, @confirmed_at, @last_time_step, @created_at)`,
+      `INSERT OR REPLACE INTO two_factor_methods (user_id, method, secret, sealed_phone, confirmed_at, last_time_step, created_at)
+       VALUES (@user_id, @method, @secret, @sealed_phone, @confirmed_at, @last_time_step, @created_at)`,
     );
     this.#ofUser = db.prepare<[string], TwoFactorMethodRow>('SELECT * FROM two_factor_methods WHERE user_id = ? ORDER BY method');
     this.#confirm = db.prepare<[string, number | null, string, TwoFactorMethod]>(
@@ -47,6 +56,29 @@ export class TwoFactorRepository {
     this.#deleteCodes = db.prepare<[string]>('DELETE FROM recovery_codes WHERE user_id = ?');
     this.#useCode = db.prepare<[string, Buffer]>('DELETE FROM recovery_codes WHERE user_id = ? AND code_hash = ?');
     this.#codeCount = db.prepare<[string], number>('SELECT count(*) FROM recovery_codes WHERE user_id = ?').pluck();
+    this.#plainPhones = db.prepare<[], PlainPhone>("SELECT user_id, method, sealed_phone AS phone FROM two_factor_methods WHERE typeof(sealed_phone) = 'text'");
+    this.#sealPhone = db.prepare<[Buffer, string, TwoFactorMethod]>('UPDATE two_factor_methods SET sealed_phone = ? WHERE user_id = ? AND method = ?');
+  }
+
+  /**
+   * Seals the phone numbers still in the clear (stored before migration 0018) in place; answers how
+   * many. The bytes they leave are overwritten (secure_delete) and the write-ahead log is folded
+   * into the file and emptied, so no copy of a number stays in either.
+   */
+  sealPlainPhones(seal: (row: PlainPhone) => Buffer): number {
+    const plain = this.#plainPhones.all();
+    if (plain.length === 0) return 0;
+    const secureDelete = this.db.pragma('secure_delete', { simple: true }) as number;
+    this.db.pragma('secure_delete = ON');
+    try {
+      this.db.transaction(() => {
+        for (const row of plain) this.#sealPhone.run(seal(row), row.user_id, row.method);
+      })();
+    } finally {
+      this.db.pragma(`secure_delete = ${secureDelete}`);
+    }
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return plain.length;
   }
 
   /** Replaces the user's method of this kind (an enrollment started again starts over). */

@@ -63,13 +63,13 @@ export class TwoFactorService {
 
   /** Starts (or starts over) TOTP enrollment with a new secret; one already confirmed must be removed first (409). */
   async startTotp(user: User, now: Date): Promise<TotpEnrollment> {
-    if (this.#confirmed(user.id, 'totp')) throw new ConflictError('already_enabled', 'An authenticator app is already set up; remove it first');
+    if (this.confirmed(user.id, 'totp')) throw new ConflictError('already_enabled', 'An authenticator app is already set up; remove it first');
     const secret = newTotpSecret();
     this.methods.save({
       user_id: user.id,
       method: 'totp',
       secret: this.secretBox.seal(secret, sealedFor(user.id)),
-      phone: null,
+      sealed_phone: null,
       confirmed_at: null,
       last_time_step: null,
       created_at: now.toISOString(),
@@ -160,7 +160,8 @@ export class TwoFactorService {
     return timeStep !== undefined && this.methods.useTimeStep(userId, timeStep);
   }
 
-  #confirmed(userId: string, method: TwoFactorMethod): boolean {
+  /** Whether the user has this method, confirmed. */
+  confirmed(userId: string, method: TwoFactorMethod): boolean {
     return this.methods.ofUser(userId).some((row) => row.method === method && row.confirmed_at !== null);
   }
 

@@ -69,4 +69,29 @@ t.test("an organization's two-factor requirement, with its grace period", async 
     operatorChange({ require_two_factor: true });
     t.equal((await databasesAs(late.email)).status, 200, 'on again: the grace period starts again from now');
   });
+
+  await t.test('past the deadline, signing out through the API still answers', async (t) => {
+    operatorChange({ two_factor_grace_period_days: 0 });
+    const newcomer = await createPasswordUser(server.services, tenant.orgId, 'viewer', server.clock.now);
+    const session = await signIn(server, newcomer.email);
+    t.equal((await server.request('GET', '/v1/sessions', { headers: session.headers() })).body.error?.code, 'two_factor_required');
+    const signedOut = await server.request('DELETE', `/v1/sessions/${session.sessionId}`, { headers: session.headers() });
+    t.equal(signedOut.status, 204, signedOut.text);
+    t.equal((await server.request('GET', '/v1/user', { headers: session.headers() })).status, 401, 'the session ended');
+  });
+
+  await t.test('an owner past the deadline is held to it too, but never locked out: they enroll, then may turn the requirement off', async (t) => {
+    const session = await signIn(server, owner.email);
+    const turnOff = () => server.request('PATCH', '/v1/org/settings', { headers: session.headers(), body: { require_two_factor: false } });
+    const refused = await turnOff();
+    t.equal(refused.status, 403);
+    t.equal(refused.body.error.code, 'two_factor_required', 'not without a second factor of their own');
+    const started = await server.request('POST', '/v1/user/two-factor/totp', { headers: session.headers() });
+    t.equal(started.status, 200, started.text);
+    const verified = await server.request('POST', '/v1/user/two-factor/totp/verify', { headers: session.headers(), body: { code: totpCode(started.body.secret, server.clock.now) } });
+    t.equal(verified.status, 200, verified.text);
+    const turnedOff = await turnOff();
+    t.equal(turnedOff.status, 200, turnedOff.text);
+    t.equal(turnedOff.body.require_two_factor, false);
+  });
 });
