@@ -37,7 +37,7 @@ export function twoFactorPages(router: Router, accounts: Accounts, renderer: Pag
     const next = nextOf(ctx);
     renderer.send(
       ctx,
-      { status, title, viewer },
+      { status, title, viewer, section: 'two-factor' },
       <TwoFactorOverview
         csrfToken={viewer.csrfToken}
         enabled={user.two_factor_enabled === 1}

@@ -1,0 +1,102 @@
+import uPlot from 'uplot';
+import type { MetricsHistory, RolledValue } from './api-types.js';
+import { formatValue, type Unit } from './format.js';
+
+export interface ChartSeries {
+  path: string;
+  label: string;
+  /** Drawn with the min..max band of each bucket when the data is rolled up. */
+  band?: boolean;
+  dashed?: boolean;
+}
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  unit: Unit;
+  series: ChartSeries[];
+}
+
+export const chartHeight = 220;
+
+/** The bucket width of each rolled-up resolution. */
+const resolutionMs: Record<MetricsHistory['resolution'], number | undefined> = { raw: undefined, '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 };
+
+/** How far apart two points of a series are expected to be: the database's interval for raw samples, else the bucket width. */
+export function expectedStepMs(history: MetricsHistory, intervalMs: number): number {
+  return resolutionMs[history.resolution] ?? intervalMs;
+}
+
+/** Colours from the stylesheet, so the charts follow the light or dark scheme. */
+function palette() {
+  const style = getComputedStyle(document.documentElement);
+  const color = (name: string) => style.getPropertyValue(name).trim();
+  return { text: color('--text'), grid: color('--border'), band: color('--chart-band'), lines: [1, 2, 3, 4].map((n) => color(`--chart-${n}`)) };
+}
+
+/**
+ * uPlot's columns for a chart: seconds, then per series its values (and for a banded series of
+ * rolled-up data, its max and min). Where two points are further apart than 2.5 expected steps, a
+ * null point is put between them so the line breaks: the database was not measured then.
+ */
+export function chartData(spec: ChartSpec, history: MetricsHistory, stepMs: number): uPlot.AlignedData {
+  const rolled = history.resolution !== 'raw';
+  const columns: (number | null)[][] = [[]];
+  const extractors: ((metrics: Record<string, number | null | RolledValue>) => number | null)[] = [];
+  for (const series of spec.series) {
+    const value = (metrics: Record<string, number | null | RolledValue>) => metrics[series.path];
+    if (!rolled) {
+      extractors.push((metrics) => value(metrics) as number | null);
+      continue;
+    }
+    extractors.push((metrics) => (value(metrics) as RolledValue | undefined)?.avg ?? null);
+    if (series.band) {
+      extractors.push((metrics) => (value(metrics) as RolledValue | undefined)?.max ?? null);
+      extractors.push((metrics) => (value(metrics) as RolledValue | undefined)?.min ?? null);
+    }
+  }
+  for (let index = 0; index < extractors.length; index++) columns.push([]);
+  let previous: number | undefined;
+  for (const point of history.data) {
+    const at = Date.parse(point.timestamp);
+    if (previous !== undefined && at - previous > stepMs * 2.5) {
+      columns[0]!.push((previous + stepMs) / 1000);
+      for (let index = 0; index < extractors.length; index++) columns[index + 1]!.push(null);
+    }
+    columns[0]!.push(at / 1000);
+    extractors.forEach((extract, index) => columns[index + 1]!.push(extract(point.metrics)));
+    previous = at;
+  }
+  return columns as uPlot.AlignedData;
+}
+
+/** A time-series chart of one spec over the page's span (seconds), sharing its crosshair with the page's other charts. */
+export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedData, target: HTMLElement, span: () => [number, number]): uPlot {
+  const colors = palette();
+  const series: uPlot.Series[] = [{ label: 'Time', value: (_u, seconds) => (seconds == null ? '' : new Date(seconds * 1000).toLocaleString()) }];
+  const bands: uPlot.Band[] = [];
+  const value = (_u: uPlot, raw: number | null) => (raw == null ? 'no data' : formatValue(raw, spec.unit));
+  spec.series.forEach((line, index) => {
+    const stroke = colors.lines[index % colors.lines.length]!;
+    series.push({ label: rolled ? `${line.label} (avg)` : line.label, stroke, width: 2, value, ...(line.dashed && { dash: [6, 4] }) });
+    if (rolled && line.band) {
+      const high = series.length;
+      series.push({ label: `${line.label} max`, stroke: colors.band, width: 1, value }, { label: `${line.label} min`, stroke: colors.band, width: 1, value });
+      bands.push({ series: [high, high + 1], fill: colors.band });
+    }
+  });
+  const axis = { stroke: colors.text, grid: { stroke: colors.grid, width: 1 }, ticks: { stroke: colors.grid, width: 1 } };
+  return new uPlot(
+    {
+      width: Math.max(240, target.clientWidth),
+      height: chartHeight,
+      series,
+      bands,
+      cursor: { sync: { key: 'database-page' } },
+      scales: { x: { time: true, range: () => span() }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, spec.unit === 'percent' ? 1 : 1e-3)] } },
+      axes: [axis, { ...axis, size: 70, values: (_u, splits) => splits.map((split) => formatValue(split, spec.unit)) }],
+    },
+    data,
+    target,
+  );
+}
