@@ -21,6 +21,17 @@ export interface Alert {
   triggered_at: string;
 }
 
+export interface AlertRule {
+  id: string;
+  name: string;
+  database_id: string | null;
+  metric: string;
+  operator: '>' | '>=' | '<' | '<=' | '==' | '!=';
+  threshold: number | string;
+  severity: 'info' | 'warning' | 'critical';
+  enabled: boolean;
+}
+
 export interface RolledValue {
   avg: number | null;
   min: number | null;

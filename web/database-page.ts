@@ -1,10 +1,10 @@
 import type uPlot from 'uplot';
-import { getJson } from './api.js';
-import type { Database, MetricsHistory, MetricsSnapshot } from './api-types.js';
-import { element, formatAge, timeElement } from './format.js';
+import { getAll, getJson } from './api.js';
+import type { AlertRule, Database, MetricsHistory, MetricsSnapshot } from './api-types.js';
+import { element, formatAge, formatValue, timeElement } from './format.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { statusBadge } from './status-badge.js';
-import { chartData, chartHeight, expectedStepMs, makeChart, type ChartSpec } from './time-series-chart.js';
+import { chartData, chartHeight, expectedStepMs, makeChart, type ChartSpec, type ThresholdLine } from './time-series-chart.js';
 
 /** The database page: its snapshot metrics as time series over a chosen span, from /v1, refreshed in place. */
 
@@ -54,7 +54,11 @@ let span: [number, number] = [0, 1];
 /** The charts drawn, by spec id, with whether they show rolled-up data (its band series make another chart). */
 const drawn = new Map<string, { plot: uPlot; rolled: boolean; note: HTMLElement }>();
 
+/** The enabled rules that watch this database, read once with the page. */
+let rules: AlertRule[] | undefined;
+
 async function refresh(): Promise<number> {
+  rules ??= (await getAll<AlertRule>('/v1/alerts/rules')).filter((rule) => rule.enabled && (rule.database_id === null || rule.database_id === databaseId));
   const [database, snapshot, history] = await Promise.all([
     getJson<Database>(basePath),
     getJson<MetricsSnapshot>(`${basePath}/metrics?range=5m`),
@@ -93,7 +97,7 @@ function drawCharts(history: MetricsHistory, stepMs: number): void {
     if (chart === undefined || chart.rolled !== rolled) {
       chart?.plot.destroy();
       const { target, note } = chartPlace(spec);
-      chart = { plot: makeChart(spec, rolled, data, target, () => span), rolled, note };
+      chart = { plot: makeChart(spec, rolled, data, target, () => span, thresholdsOf(spec)), rolled, note };
       drawn.set(spec.id, chart);
     } else {
       chart.plot.setData(data);
@@ -101,6 +105,15 @@ function drawCharts(history: MetricsHistory, stepMs: number): void {
     chart.note.textContent = hasValues ? '' : history.data.length === 0 ? 'No data in this range yet.' : 'Not measured in this range.';
     chart.note.hidden = hasValues;
   }
+}
+
+/** The numeric thresholds of the rules on this chart's metrics. */
+function thresholdsOf(spec: ChartSpec): ThresholdLine[] {
+  return (rules ?? []).flatMap((rule) => {
+    const series = spec.series.find((candidate) => candidate.path === rule.metric);
+    if (series === undefined || typeof rule.threshold !== 'number') return [];
+    return [{ value: rule.threshold, label: `${rule.name}: ${series.label} ${rule.operator} ${formatValue(rule.threshold, spec.unit)}` }];
+  });
 }
 
 /** The figure of a chart, made the first time: its caption, a note for when it has nothing to draw, and the chart's place. */
@@ -112,7 +125,9 @@ function chartPlace(spec: ChartSpec): { target: HTMLElement; note: HTMLElement }
     figure.id = id;
     const note = element('p', 'chart-note muted');
     note.hidden = true;
+    const rulesNote = thresholdsOf(spec).map((line) => line.label);
     figure.append(element('figcaption', undefined, spec.title), note, element('div', 'chart'));
+    if (rulesNote.length > 0) figure.append(element('p', 'hint muted', `Alert rules (dashed): ${rulesNote.join('; ')}`));
     chartGrid.append(figure);
     // Each chart takes its place's width, whatever changes it (window, zoom, the grid's columns).
     new ResizeObserver(([entry]) => drawn.get(spec.id)?.plot.setSize({ width: Math.max(240, Math.floor(entry!.contentRect.width)), height: chartHeight })).observe(

@@ -19,6 +19,12 @@ export interface ChartSpec {
 
 export const chartHeight = 220;
 
+/** An alert rule's threshold, drawn across the chart of its metric. */
+export interface ThresholdLine {
+  value: number;
+  label: string;
+}
+
 /** The bucket width of each rolled-up resolution. */
 const resolutionMs: Record<MetricsHistory['resolution'], number | undefined> = { raw: undefined, '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 };
 
@@ -31,7 +37,13 @@ export function expectedStepMs(history: MetricsHistory, intervalMs: number): num
 function palette() {
   const style = getComputedStyle(document.documentElement);
   const color = (name: string) => style.getPropertyValue(name).trim();
-  return { text: color('--text'), grid: color('--border'), band: color('--chart-band'), lines: [1, 2, 3, 4].map((n) => color(`--chart-${n}`)) };
+  return {
+    text: color('--text'),
+    grid: color('--border'),
+    band: color('--chart-band'),
+    threshold: color('--critical'),
+    lines: [1, 2, 3, 4].map((n) => color(`--chart-${n}`)),
+  };
 }
 
 /**
@@ -71,7 +83,7 @@ export function chartData(spec: ChartSpec, history: MetricsHistory, stepMs: numb
 }
 
 /** A time-series chart of one spec over the page's span (seconds), sharing its crosshair with the page's other charts. */
-export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedData, target: HTMLElement, span: () => [number, number]): uPlot {
+export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedData, target: HTMLElement, span: () => [number, number], thresholds: ThresholdLine[]): uPlot {
   const colors = palette();
   const series: uPlot.Series[] = [{ label: 'Time', value: (_u, seconds) => (seconds == null ? '' : new Date(seconds * 1000).toLocaleString()) }];
   const bands: uPlot.Band[] = [];
@@ -93,10 +105,36 @@ export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedD
       series,
       bands,
       cursor: { sync: { key: 'database-page' } },
-      scales: { x: { time: true, range: () => span() }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, spec.unit === 'percent' ? 1 : 1e-3)] } },
+      scales: {
+        x: { time: true, range: () => span() },
+        // From zero, and high enough to show the thresholds.
+        y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, spec.unit === 'percent' ? 1 : 1e-3, ...thresholds.map((line) => line.value * 1.05))] },
+      },
       axes: [axis, { ...axis, size: 70, values: (_u, splits) => splits.map((split) => formatValue(split, spec.unit)) }],
+      hooks: { draw: [(u) => drawThresholds(u, thresholds, colors.threshold)] },
     },
     data,
     target,
   );
+}
+
+/** Each threshold as a dashed line across the plot, labelled at its right end. */
+function drawThresholds(u: uPlot, thresholds: ThresholdLine[], color: string): void {
+  const { ctx, bbox } = u;
+  ctx.save();
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.lineWidth = uPlot.pxRatio;
+  ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+  ctx.font = `${11 * uPlot.pxRatio}px system-ui, sans-serif`;
+  ctx.textAlign = 'right';
+  for (const line of thresholds) {
+    const y = Math.round(u.valToPos(line.value, 'y', true));
+    ctx.beginPath();
+    ctx.moveTo(bbox.left, y);
+    ctx.lineTo(bbox.left + bbox.width, y);
+    ctx.stroke();
+    ctx.fillText(line.label, bbox.left + bbox.width - 4, y - 4 * uPlot.pxRatio);
+  }
+  ctx.restore();
 }

@@ -58,6 +58,8 @@ t.test('dashboard in chromium', async (t) => {
       t.match(await page.locator('.masthead').textContent(), 'Acme Operations');
       const rows = page.locator('#database-rows tr');
       await rows.first().waitFor();
+      const firstDrawn = await page.locator('#refresh-status time').getAttribute('datetime');
+      await page.evaluate(() => document.body.setAttribute('data-loaded-once', ''));
       t.equal(await rows.count(), 3);
       const row = (name: string) => rows.filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });
       const orders = row('orders');
@@ -91,6 +93,9 @@ t.test('dashboard in chromium', async (t) => {
         reached = await page.evaluate(() => document.activeElement?.textContent === 'orders' && document.activeElement.closest('#database-rows') !== null);
       }
       t.ok(reached, "the table's database link is reached with Tab");
+      // The shortest interval is 10 s: by then the table has been drawn again, in the same document.
+      await page.waitForFunction((first) => document.querySelector('#refresh-status time')?.getAttribute('datetime') !== first, firstDrawn, { timeout: 15_000 });
+      t.ok(await page.evaluate(() => document.body.hasAttribute('data-loaded-once')), 'refreshed in place, without reloading');
       await page.setViewportSize({ width: 360, height: 740 });
       await page.emulateMedia({ colorScheme: 'dark' });
       await audit('overview 360 px dark');
@@ -114,6 +119,8 @@ t.test('dashboard in chromium', async (t) => {
       ]);
       await t.resolveMatch(page.locator('#database-summary').textContent(), /Latency source(Percentiles|not known yet)/);
       await t.resolveMatch(page.locator('#database-summary').textContent(), 'every sample');
+      await t.resolveMatch(page.locator('#chart-connections').textContent(), 'Alert rules (dashed): Anyone connected: Total >= 1', 'the rule is drawn on its chart, and said');
+      t.equal(await page.locator('#chart-cpu .hint').count(), 0, 'no rule on CPU');
       await page.locator('#chart-connections').scrollIntoViewIfNeeded();
       const box = (await page.locator('#chart-connections .u-over').boundingBox())!;
       await page.mouse.move(box.x + box.width - 5, box.y + box.height / 2);
