@@ -51,6 +51,11 @@ const problem = document.getElementById('refresh-problem')!;
 const chartGrid = document.getElementById('charts')!;
 let range = rangeButtons.find((button) => button.getAttribute('aria-pressed') === 'true')?.dataset.range ?? '1h';
 let span: [number, number] = [0, 1];
+/** The part of the span dragged across, until the whole span is asked for again. */
+let zoom: [number, number] | undefined;
+const zoomReset = document.getElementById('zoom-reset') as HTMLButtonElement;
+const zoomSpan = document.getElementById('zoom-span')!;
+const dragHint = zoomSpan.textContent!;
 /** The charts drawn, by spec id, with whether they show rolled-up data (its band series make another chart). */
 const drawn = new Map<string, { plot: uPlot; rolled: boolean; note: HTMLElement }>();
 
@@ -97,7 +102,7 @@ function drawCharts(history: MetricsHistory, stepMs: number): void {
     if (chart === undefined || chart.rolled !== rolled) {
       chart?.plot.destroy();
       const { target, note } = chartPlace(spec);
-      chart = { plot: makeChart(spec, rolled, data, target, () => span, thresholdsOf(spec)), rolled, note };
+      chart = { plot: makeChart(spec, rolled, data, target, { span: () => zoom ?? span, thresholds: thresholdsOf(spec), onDragged: zoomTo }), rolled, note };
       drawn.set(spec.id, chart);
     } else {
       chart.plot.setData(data);
@@ -137,6 +142,18 @@ function chartPlace(spec: ChartSpec): { target: HTMLElement; note: HTMLElement }
   return { target: figure.querySelector<HTMLElement>('.chart')!, note: figure.querySelector<HTMLElement>('.chart-note')! };
 }
 
+/** Shows `shown` (seconds) on every chart, or the whole span when undefined. */
+function zoomTo(shown: [number, number] | undefined): void {
+  zoom = shown;
+  zoomReset.hidden = shown === undefined;
+  if (shown === undefined) zoomSpan.replaceChildren(dragHint);
+  else zoomSpan.replaceChildren('Showing ', timeElement(new Date(shown[0] * 1000)), ' to ', timeElement(new Date(shown[1] * 1000)), '.');
+  const [min, max] = zoom ?? span;
+  for (const { plot } of drawn.values()) plot.setScale('x', { min, max });
+}
+
+zoomReset.addEventListener('click', () => zoomTo(undefined));
+
 const loop = startRefreshLoop({
   refresh,
   onProblem: (text) => {
@@ -148,6 +165,7 @@ const loop = startRefreshLoop({
 for (const button of rangeButtons) {
   button.addEventListener('click', () => {
     range = button.dataset.range!;
+    zoomTo(undefined);
     for (const other of rangeButtons) other.setAttribute('aria-pressed', String(other === button));
     loop.now();
   });

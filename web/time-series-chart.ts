@@ -82,8 +82,16 @@ export function chartData(spec: ChartSpec, history: MetricsHistory, stepMs: numb
   return columns as uPlot.AlignedData;
 }
 
-/** A time-series chart of one spec over the page's span (seconds), sharing its crosshair with the page's other charts. */
-export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedData, target: HTMLElement, span: () => [number, number], thresholds: ThresholdLine[]): uPlot {
+/** A time-series chart of one spec over the page's span, sharing its crosshair with the page's other charts. */
+export interface ChartOptions {
+  /** The span shown, in seconds: the chosen range, or the part of it dragged across. */
+  span: () => [number, number];
+  thresholds: ThresholdLine[];
+  /** Told the span (seconds) a pointer dragged across. */
+  onDragged: (span: [number, number]) => void;
+}
+
+export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedData, target: HTMLElement, { span, thresholds, onDragged }: ChartOptions): uPlot {
   const colors = palette();
   const series: uPlot.Series[] = [{ label: 'Time', value: (_u, seconds) => (seconds == null ? '' : new Date(seconds * 1000).toLocaleString()) }];
   const bands: uPlot.Band[] = [];
@@ -104,14 +112,24 @@ export function makeChart(spec: ChartSpec, rolled: boolean, data: uPlot.AlignedD
       height: chartHeight,
       series,
       bands,
-      cursor: { sync: { key: 'database-page' } },
+      // A drag selects a span for every chart of the page (onDragged), not for this one alone.
+      cursor: { sync: { key: 'database-page' }, drag: { x: true, y: false, setScale: false, dist: 5 } },
       scales: {
         x: { time: true, range: () => span() },
         // From zero, and high enough to show the thresholds.
         y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, spec.unit === 'percent' ? 1 : 1e-3, ...thresholds.map((line) => line.value * 1.05))] },
       },
       axes: [axis, { ...axis, size: 70, values: (_u, splits) => splits.map((split) => formatValue(split, spec.unit)) }],
-      hooks: { draw: [(u) => drawThresholds(u, thresholds, colors.threshold)] },
+      hooks: {
+        draw: [(u) => drawThresholds(u, thresholds, colors.threshold)],
+        setSelect: [
+          (u) => {
+            if (u.select.width <= 0) return;
+            onDragged([u.posToVal(u.select.left, 'x'), u.posToVal(u.select.left + u.select.width, 'x')]);
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          },
+        ],
+      },
     },
     data,
     target,

@@ -30,6 +30,12 @@ export function DatabasePage({ database }: { database: DatabaseHeading }) {
           </button>
         ))}
       </div>
+      <p class="hint muted">
+        <span id="zoom-span">Drag across a chart to look closer.</span>{' '}
+        <button type="button" id="zoom-reset" class="secondary" hidden>
+          Show the whole span
+        </button>
+      </p>
       <div id="charts" class="charts" />
       <noscript>
         <p class="alert">The charts are drawn by the page's script: allow JavaScript for this site to see them.</p>

@@ -20,20 +20,24 @@ export function OverviewPage() {
         <div class="section-head">
           <h2 id="databases-title">Databases</h2>
           <div class="filters">
-            <label for="status-filter">Status</label>
-            <select id="status-filter">
-              <option value="">All</option>
-              {databaseStatuses.map((status) => (
-                <option value={status}>{status === 'pending' ? 'no data yet' : status}</option>
-              ))}
-            </select>
-            <label for="engine-filter">Engine</label>
-            <select id="engine-filter">
-              <option value="">All</option>
-              {databaseTypes.map((type) => (
-                <option value={type}>{type}</option>
-              ))}
-            </select>
+            <span class="filter">
+              <label for="status-filter">Status</label>
+              <select id="status-filter">
+                <option value="">All</option>
+                {databaseStatuses.map((status) => (
+                  <option value={status}>{status === 'pending' ? 'no data yet' : status}</option>
+                ))}
+              </select>
+            </span>
+            <span class="filter">
+              <label for="engine-filter">Engine</label>
+              <select id="engine-filter">
+                <option value="">All</option>
+                {databaseTypes.map((type) => (
+                  <option value={type}>{type}</option>
+                ))}
+              </select>
+            </span>
           </div>
         </div>
         <p id="refresh-status" class="muted hint">

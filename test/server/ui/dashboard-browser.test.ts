@@ -128,6 +128,16 @@ t.test('dashboard in chromium', async (t) => {
       t.match(await page.locator('#chart-connections .u-legend').textContent(), /Total\d+/, 'the legend gives the value under the cursor');
       await audit('database 1 h');
 
+      await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.getByRole('button', { name: 'Show the whole span' }).waitFor();
+      const [from, to] = await page.locator('#zoom-span time').evaluateAll((times) => times.map((time) => Date.parse(time.getAttribute('datetime')!)));
+      t.ok(to! - from! > 15 * 60_000 && to! - from! < 30 * 60_000, `a drag across 40 % of the hour shows ${(to! - from!) / 60_000} minutes`);
+      await page.getByRole('button', { name: 'Show the whole span' }).click();
+      await t.resolveMatch(page.locator('#zoom-span').textContent(), 'Drag across a chart to look closer.', 'and the whole span comes back');
+
       await page.getByRole('button', { name: '7 d' }).click();
       await t.resolveMatch(page.getByRole('button', { name: '7 d' }).getAttribute('aria-pressed'), 'true');
       await page.waitForFunction(() => document.querySelector('#database-summary')?.textContent?.includes('buckets'));
