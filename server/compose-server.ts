@@ -34,6 +34,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
       sessionCookie: pageSessions.cookie,
       credentials: pageSessions.credentials,
       publicUrl: options.publicUrl ?? 'http://localhost',
+      databases: services.databases,
       logger,
       now,
     }),

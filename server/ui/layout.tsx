@@ -1,16 +1,31 @@
 import type { ComponentChildren } from 'preact';
 import type { Viewer } from './page-viewer.js';
 
+/** The screens the navigation leads to: only those that exist. */
+export const navigation = [
+  { section: 'overview', href: '/', label: 'Overview' },
+  { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+] as const;
+
+export type NavSection = (typeof navigation)[number]['section'];
+
 export interface LayoutProps {
   title: string;
-  stylesheet: string;
+  stylesheets: string[];
   icon: string;
+  /** Scripts of our own origin, each loaded with the response's CSP nonce after the page is parsed. */
+  scripts?: string[];
+  nonce?: string | undefined;
   viewer?: Viewer | undefined;
+  /** The navigation entry this page belongs to. */
+  section?: NavSection | undefined;
+  /** The dashboard's tables and charts take the window's width; forms keep a readable measure. */
+  wide?: boolean | undefined;
   children: ComponentChildren;
 }
 
-/** Every page's frame: signed in, it carries the session's CSRF token and a way to sign out. */
-export function Layout({ title, stylesheet, icon, viewer, children }: LayoutProps) {
+/** Every page's frame: signed in, it carries the navigation, the organization's name, the session's CSRF token and a way to sign out. */
+export function Layout({ title, stylesheets, icon, scripts = [], nonce, viewer, section, wide, children }: LayoutProps) {
   return (
     <html lang="en">
       <head>
@@ -18,8 +33,13 @@ export function Layout({ title, stylesheet, icon, viewer, children }: LayoutProp
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · dbmon`}</title>
         {viewer && <meta name="csrf-token" content={viewer.csrfToken} />}
-        <link rel="stylesheet" href={stylesheet} />
+        {stylesheets.map((href) => (
+          <link rel="stylesheet" href={href} />
+        ))}
         <link rel="icon" href={icon} type="image/svg+xml" />
+        {scripts.map((src) => (
+          <script src={src} nonce={nonce} defer />
+        ))}
       </head>
       <body>
         <header class="masthead">
@@ -27,13 +47,27 @@ export function Layout({ title, stylesheet, icon, viewer, children }: LayoutProp
             dbmon
           </a>
           {viewer && (
-            <div class="account">
-              <span>{viewer.user.email}</span>
-              <SignOutForm csrfToken={viewer.csrfToken} />
-            </div>
+            <>
+              <span class="organization">{viewer.organization.name}</span>
+              <nav aria-label="Main">
+                <ul>
+                  {navigation.map((entry) => (
+                    <li>
+                      <a href={entry.href} aria-current={entry.section === section ? 'page' : undefined}>
+                        {entry.label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <div class="account">
+                <span>{viewer.user.email}</span>
+                <SignOutForm csrfToken={viewer.csrfToken} />
+              </div>
+            </>
           )}
         </header>
-        <main>{children}</main>
+        <main class={wide ? 'wide' : undefined}>{children}</main>
       </body>
     </html>
   );

@@ -11,8 +11,8 @@ import { authenticate } from '../http/authenticate.js';
 import { HostCookie } from '../http/host-cookie.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
+import { dashboardPages, type DatabaseDirectory } from './dashboard-pages.js';
 import { formBody, formField } from './form-body.js';
-import { homePages } from './home-pages.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
 import { linkPagePaths, linkPages } from './link-pages.js';
 import { LoginCsrf } from './login-csrf.js';
@@ -32,6 +32,8 @@ export interface PagesDependencies {
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
   /** `server.public_url`: https makes the pages' cookies Secure and `__Host-` prefixed, and sends HSTS. */
   publicUrl: string;
+  /** The database page's heading (the rest of its data the browser reads from /v1). */
+  databases: DatabaseDirectory;
   logger: Logger;
   now: () => Date;
 }
@@ -52,7 +54,7 @@ export function pages(deps: PagesDependencies): Middleware {
   const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
   signInPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer }, signedIn);
   linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
-  homePages(router, deps.accounts, renderer, signedIn, deps.now);
+  dashboardPages(router, deps.accounts, deps.databases, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   // A path is the pages' when one of their routes matches it.

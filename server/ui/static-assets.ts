@@ -1,35 +1,55 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Context } from 'koa';
 
-const contentTypes = { 'dbmon.css': 'text/css; charset=utf-8', 'icon.svg': 'image/svg+xml' } as const;
-export type AssetName = keyof typeof contentTypes;
+const ownAssets = ['dbmon.css', 'icon.svg'] as const;
+/** The browser code and uPlot's stylesheet, built from web/ by scripts/build-web.js. */
+const builtAssets = ['overview.js', 'database-page.js', 'uplot.css'] as const;
+export type AssetName = (typeof ownAssets)[number] | (typeof builtAssets)[number];
+
+const contentTypes: Record<string, string> = {
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+};
 
 interface Asset {
   path: string;
   body: Buffer;
   contentType: string;
-  /** The address pages link to: the path with a hash of the content, so a browser may keep each version for good. */
+  /** The address pages link to: it names the content's hash, so a browser may keep each version for good. */
   href: string;
 }
 
-/** The pages' own static files (next to this module, copied beside it by the build), read once when the app is made. */
+/**
+ * The pages' static files, read once when the app is made: our own (next to this module, copied beside
+ * it by the build) versioned by a hash in the query, and the built ones, whose file names hold their hash.
+ */
 export class StaticAssets {
   readonly #assets: Map<AssetName, Asset>;
 
-  constructor(directory = new URL('./assets/', import.meta.url)) {
-    this.#assets = new Map(
-      Object.entries(contentTypes).map(([name, contentType]) => {
+  constructor(directory = new URL('./assets/', import.meta.url), builtDirectory = webBuildDirectory()) {
+    const manifestFile = new URL('manifest.json', builtDirectory);
+    if (!existsSync(manifestFile)) throw new Error(`${manifestFile.pathname} is missing: run npm run build (it builds the browser code)`);
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>;
+    this.#assets = new Map([
+      ...ownAssets.map((name): [AssetName, Asset] => {
         const body = readFileSync(new URL(name, directory));
         const path = `/assets/${name}`;
         const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
-        return [name as AssetName, { path, body, contentType, href: `${path}?v=${version}` }];
+        return [name, { path, body, contentType: contentTypeOf(name), href: `${path}?v=${version}` }];
       }),
-    );
+      ...builtAssets.map((name): [AssetName, Asset] => {
+        const file = manifest[name];
+        if (file === undefined) throw new Error(`${manifestFile.pathname} names no ${name}: run npm run build`);
+        const path = `/assets/web/${file}`;
+        return [name, { path, body: readFileSync(new URL(file, builtDirectory)), contentType: contentTypeOf(name), href: path }];
+      }),
+    ]);
   }
 
   href(name: AssetName): string {
-    return this.#asset(name).href;
+    return this.#assets.get(name)!.href;
   }
 
   /** Each asset's path with the function that answers it. */
@@ -43,8 +63,16 @@ export class StaticAssets {
       },
     }));
   }
+}
 
-  #asset(name: AssetName): Asset {
-    return this.#assets.get(name)!;
+function contentTypeOf(name: string): string {
+  return contentTypes[name.slice(name.lastIndexOf('.') + 1)]!;
+}
+
+/** dist/web under the package's root, whether this module runs from the sources or from dist/. */
+function webBuildDirectory(): URL {
+  for (let directory = new URL('./', import.meta.url); directory.pathname !== '/'; directory = new URL('../', directory)) {
+    if (existsSync(new URL('package.json', directory))) return new URL('dist/web/', directory);
   }
+  throw new Error('package.json not found above server/ui');
 }

@@ -46,7 +46,7 @@ export function twoFactorPages(router: Router, accounts: Accounts, renderer: Pag
     };
     renderer.send(
       ctx,
-      { status, title, viewer },
+      { status, title, viewer, section: 'two-factor' },
       <TwoFactorOverview csrfToken={viewer.csrfToken} factors={factors} standing={accounts.twoFactorStandings.of(user.org_id, user.id, at)} now={at} next={nextOf(ctx)} {...props} />,
     );
   };

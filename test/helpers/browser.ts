@@ -97,6 +97,14 @@ export class BrowserUnderTest {
   }
 }
 
+/** Signs in through the /login page, asking to go on to `next`, and waits until the browser is there. */
+export async function signInThroughPage(page: Page, origin: string, email: string, password: string, next = '/'): Promise<void> {
+  await page.goto(next === '/' ? `${origin}/login` : `${origin}/login?${new URLSearchParams({ next })}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(`${origin}${next}`), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
 }

@@ -53,7 +53,9 @@ t.test('invitation and password-reset pages', async (t) => {
     t.equal(accepted.location, '/');
     t.ok(client.cookies.get('dbmon_session'), 'signed in');
     const home = await client.get('/');
-    t.match(home.text, 'Welcome, Ivy');
+    t.match(home.text, '<h1>Overview</h1>');
+    t.match(home.text, '<span>ivy@example.test</span>', 'signed in as the invitee');
+    t.equal(server.db.prepare<[string], string>('SELECT name FROM users WHERE id = ?').pluck().get(userIdOf(server, 'ivy@example.test')), 'Ivy');
     t.equal(server.db.prepare<[string], string>('SELECT status FROM users WHERE id = ?').pluck().get(userIdOf(server, 'ivy@example.test')), 'active');
   });
 
@@ -131,7 +133,7 @@ t.test('invitation and password-reset pages', async (t) => {
     t.equal(done.status, 303, done.text);
     t.equal(done.location, '/');
     t.equal((await server.request('GET', '/v1/user', { headers: elsewhere.headers() })).status, 401, 'the other session ended');
-    t.match((await client.get('/')).text, 'Welcome');
+    t.match((await client.get('/')).text, '<h1>Overview</h1>');
     await signIn(server, user.email, newPassword);
     t.equal((await client.get(`/password-reset/${token}`)).status, 404, 'attack: the link works once');
     const audit = await server.request('GET', '/v1/audit-log?action=user.password_reset', { headers: ownerSession.headers() });

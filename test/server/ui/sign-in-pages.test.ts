@@ -159,7 +159,7 @@ t.test('sign-in pages', async (t) => {
     const home = await client.get('/');
     t.equal(home.status, 200);
     t.match(home.text, email);
-    t.match(home.text, '<dd>Acme &lt;Ops></dd>', "the organization's name, escaped");
+    t.match(home.text, '<span class="organization">Acme &lt;Ops></span>', "the organization's name, escaped");
     t.match(home.text, 'admin');
     const csrfToken = /<meta name="csrf-token" content="([^"]+)"/.exec(home.text)?.[1];
     const profile = await server.request('GET', '/v1/user', { headers: { cookie: `dbmon_session=${client.cookies.get('dbmon_session')!}` } });
