@@ -5,6 +5,7 @@ import type { Accounts } from '../auth/create-accounts.js';
 import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
 import type { OAuth } from '../auth/oauth/create-oauth.js';
+import type { Saml } from '../auth/saml/create-saml.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -19,6 +20,7 @@ import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
+import { samlPages } from './saml-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -27,6 +29,8 @@ export interface PagesDependencies {
   accounts: Accounts;
   /** The OAuth authorization endpoint's service, behind `/oauth/authorize`. */
   oauth: OAuth;
+  /** SAML sign-in under `{org_url}/auth/saml`. */
+  saml: Saml;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -55,6 +59,7 @@ export function pages(deps: PagesDependencies): Middleware {
   homePages(router, deps.accounts, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
+  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;
   const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));
