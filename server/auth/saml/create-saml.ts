@@ -1,6 +1,7 @@
 import type { RouteDefinition } from '../../http/route.js';
 import type { Db, Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { SamlExpiryJob } from './saml-expiry-job.js';
 import { SamlPasswordPolicy } from './saml-password-policy.js';
 import { SamlRepository } from './saml-repository.js';
 import { samlRoutes } from './saml-routes.js';
@@ -29,6 +30,8 @@ export function createSaml({ db, organizations, users, sessions, audit, publicUr
   return {
     saml: { settings, signIn },
     passwordPolicy: new SamlPasswordPolicy(settings, audit),
+    /** Forgets expired requests and used assertions in the background. */
+    expiry: new SamlExpiryJob(repository),
     routes: (now: () => Date): RouteDefinition[] => samlRoutes(settings, signIn, now),
   };
 }

@@ -48,8 +48,12 @@ export class SamlRepository {
     this.#insertRequest = db.prepare<SamlRequestRow>('INSERT INTO saml_requests (id, org_id, test, expires_at) VALUES (@id, @org_id, @test, @expires_at)');
     this.#takeRequest = db.prepare<[string, string, string], SamlRequestRow>('DELETE FROM saml_requests WHERE id = ? AND org_id = ? AND expires_at > ? RETURNING *');
     this.#insertAssertion = db.prepare<[string, string, string]>('INSERT OR IGNORE INTO saml_assertions (org_id, assertion_id, expires_at) VALUES (?, ?, ?)');
-    this.#expireRequests = db.prepare<[string]>('DELETE FROM saml_requests WHERE expires_at <= ?');
-    this.#expireAssertions = db.prepare<[string]>('DELETE FROM saml_assertions WHERE expires_at <= ?');
+    this.#expireRequests = db.prepare<[string, number]>(
+      'DELETE FROM saml_requests WHERE rowid IN (SELECT rowid FROM saml_requests WHERE expires_at <= ? LIMIT ?)',
+    );
+    this.#expireAssertions = db.prepare<[string, number]>(
+      'DELETE FROM saml_assertions WHERE rowid IN (SELECT rowid FROM saml_assertions WHERE expires_at <= ? LIMIT ?)',
+    );
   }
 
   configuration(orgId: string): SamlConfigurationRow | undefined {
@@ -79,8 +83,8 @@ export class SamlRepository {
     return this.#insertAssertion.run(orgId, assertionId, expiresAt).changes === 1;
   }
 
-  /** Forgets requests and assertions past their expiry. */
-  expire(now: string): number {
-    return this.#expireRequests.run(now).changes + this.#expireAssertions.run(now).changes;
+  /** Forgets at most `batch` requests and `batch` assertions past their expiry; the larger of the two counts. */
+  expire(now: string, batch: number): number {
+    return Math.max(this.#expireRequests.run(now, batch).changes, this.#expireAssertions.run(now, batch).changes);
   }
 }

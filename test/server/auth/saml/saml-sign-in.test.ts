@@ -1,4 +1,8 @@
 import t from 'tap';
+import { SamlExpiryJob } from '../../../../server/auth/saml/saml-expiry-job.js';
+import { runPass } from '../../../../server/jobs/background-job.js';
+import { formField, PageClient } from '../../../helpers/page-client.js';
+import { enrollTotp } from '../../../helpers/two-factor.js';
 import { createTenant, startTestServer } from '../../../helpers/test-server.js';
 import { createPasswordUser, signIn, testPassword } from '../../../helpers/sign-in.js';
 import { encodeResponse, makeIdpKey, requestIdOf, responseXml, signAssertion, type AssertionFields } from '../../../helpers/saml-identity-provider.js';
@@ -152,5 +156,51 @@ t.test('SAML single sign-on for an organization', async (t) => {
     await signIn(server, owner.email, testPassword);
     const fallbacks = server.db.prepare("SELECT count(*) FROM audit_log WHERE action = 'saml.password_fallback' AND org_id = ?").pluck().get(tenant.orgId);
     t.equal(fallbacks, 1);
+  });
+
+  await t.test('the login page offers SSO for the organization, and tells a member refused a password to use it', async (t) => {
+    const browser = new PageClient(server.url);
+    const login = await browser.get(`/login?org=${slug}`);
+    t.match(login.text, `href="/orgs/${slug}/auth/saml"`);
+    t.match(login.text, 'Sign in with SSO');
+    t.notMatch((await browser.get('/login?org=no-such-org')).text, 'Sign in with SSO');
+    const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+    const refused = await browser.postForm('/login', { csrf_token: formField(login.text, 'csrf_token')!, email: member.email, password: testPassword });
+    t.equal(refused.status, 403);
+    t.match(refused.text, 'single sign-on');
+    t.notOk(browser.cookies.has('dbmon_session'));
+  });
+
+  await t.test('an account of another organization is not signed in, even with JIT provisioning', async (t) => {
+    const other = createTenant(server.services, server.clock.now);
+    const outsider = await createPasswordUser(server.services, other.orgId, 'admin', server.clock.now);
+    const answer = await post(signed({ inResponseTo: await startSignIn(), email: outsider.email }));
+    t.equal(answer.status, 401);
+    t.equal(answer.headers.get('set-cookie'), null);
+  });
+
+  await t.test('with sso_satisfies_two_factor false, a user with a second factor is sent on to it', async (t) => {
+    await enrollTotp(server, ownerSession);
+    const changed = { ...settingsBody, allow_idp_initiated: true, sso_satisfies_two_factor: false };
+    await put(changed);
+    const started = await server.request('POST', '/v1/org/saml/test', { headers: ownerSession.headers() });
+    t.equal((await post(signed({ inResponseTo: requestIdOf(started.body.test_url) }))).status, 200);
+    t.equal((await put({ ...changed, enabled: true })).status, 200);
+    const answer = await post(signed({ inResponseTo: await startSignIn(), email: owner.email }));
+    t.equal(answer.status, 303);
+    t.equal(answer.headers.get('location'), '/login/two-factor');
+    t.match(answer.headers.get('set-cookie') ?? '', /^dbmon_pending_sign_in=/);
+  });
+
+  await t.test('expired requests and used assertions are forgotten by a background job', async (t) => {
+    const job = server.backgroundJobs.find((candidate) => candidate instanceof SamlExpiryJob);
+    t.ok(job, 'the server schedules the job');
+    const count = (table: string) => server.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    t.ok(count('saml_requests') > 0 && count('saml_assertions') > 0);
+    runPass(job!, new Date());
+    t.ok(count('saml_requests') > 0 && count('saml_assertions') > 0, 'nothing forgotten before it expires');
+    runPass(job!, new Date(Date.now() + 3_600_000));
+    t.equal(count('saml_requests'), 0);
+    t.equal(count('saml_assertions'), 0);
   });
 });
