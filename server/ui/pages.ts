@@ -21,6 +21,7 @@ import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { samlPages } from './saml-pages.js';
+import { samlSettingsPages } from './saml-settings-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -60,6 +61,7 @@ export function pages(deps: PagesDependencies): Middleware {
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
+  samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;
   const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));
