@@ -20,7 +20,7 @@ import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
-import { samlPages } from './saml-pages.js';
+import { samlAcsPath, samlPages } from './saml-pages.js';
 import { samlSettingsPages } from './saml-settings-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
@@ -69,6 +69,8 @@ export function pages(deps: PagesDependencies): Middleware {
   const errors = htmlErrors(renderer, deps.logger);
   const noRoute = unmatched();
   const form = formBody();
+  // A SAML response carries a signed assertion with the identity provider's certificate and every attribute.
+  const samlResponseForm = formBody(256 * 1024);
   const routes = router.routes() as Middleware;
   const methods = router.allowedMethods() as Middleware;
   const end: Next = async () => {};
@@ -78,7 +80,8 @@ export function pages(deps: PagesDependencies): Middleware {
     // The path holds a one-time token: not even this server's own stylesheet request may carry it as the Referer.
     if (tokenLayers.some((layer) => layer.match(ctx.path))) ctx.set('Referrer-Policy', 'no-referrer');
     // A page request ends here: the API's middleware after this one never sees it.
-    await errors(ctx, () => noRoute(ctx, () => form(ctx, () => routes(ctx, () => methods(ctx, end)))));
+    const parse = samlAcsPath.test(ctx.path) ? samlResponseForm : form;
+    await errors(ctx, () => noRoute(ctx, () => parse(ctx, () => routes(ctx, () => methods(ctx, end)))));
   };
 
   async function browserNotFound(ctx: Context, next: Next): Promise<void> {

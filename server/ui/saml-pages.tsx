@@ -11,6 +11,9 @@ import type { PageRenderer } from './page-renderer.js';
 import { SamlTestResultPage } from './saml-test-result-page.js';
 import { seeOther } from './see-other.js';
 
+/** The assertion consumer service: its form is larger than any other page's. */
+export const samlAcsPath = /^\/orgs\/[^/]+\/auth\/saml\/acs$/;
+
 export interface SamlPagesDependencies {
   samlSignIn: SamlSignIn;
   sessionCookie: SessionCookie;

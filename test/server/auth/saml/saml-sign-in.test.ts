@@ -150,6 +150,30 @@ t.test('SAML single sign-on for an organization', async (t) => {
     t.equal((await post(unsolicited)).status, 401, 'replayed');
   });
 
+  await t.test('a large response (many group values) is accepted at the ACS', async (t) => {
+    const roles = Array.from({ length: 800 }, (_, index) => `a-group-with-a-rather-long-name-${index}`);
+    const response = signed({ inResponseTo: await startSignIn(), email: 'many.groups@example.test', roles });
+    t.ok(response.length > 48 * 1024, `${response.length} characters`);
+    t.equal((await post(response)).status, 303);
+  });
+
+  await t.test('errors on the browser routes are pages', async (t) => {
+    const other = createTenant(server.services, server.clock.now);
+    const otherSlug = server.services.accounts.organizationSettings.organization(other.orgId).slug;
+    for (const path of ['/orgs/no-such-org/auth/saml', `/orgs/${otherSlug}/auth/saml`, '/orgs/no-such-org/auth/saml/metadata']) {
+      const answer = await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+      t.equal(answer.status, 404, path);
+      t.match(answer.headers.get('content-type'), /^text\/html/, path);
+    }
+    const unconfigured = await fetch(`${server.url}/orgs/${otherSlug}/auth/saml/acs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({ SAMLResponse: signed() }),
+    });
+    t.equal(unconfigured.status, 404);
+    t.match(await unconfigured.text(), '<!DOCTYPE html>');
+  });
+
   await t.test('members must use SAML; owners keep their password, audited', async (t) => {
     const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     await t.rejects(signIn(server, member.email), { code: 'single_sign_on_required' });
