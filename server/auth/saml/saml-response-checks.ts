@@ -5,10 +5,11 @@ const assertionNamespace = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const protocolNamespace = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const bearer = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 
-/** Why a response is refused: node-saml's refusal (`invalid_response`), ours, or no account to sign in. */
+/** Why a response is refused: node-saml's refusal (`invalid_response`), ours, SAML not enabled (but for a test), or no account to sign in. */
 export type SamlRefusal =
   | 'invalid_response'
   | 'unknown_user'
+  | 'not_enabled'
   | 'wrong_destination'
   | 'wrong_issuer'
   | 'wrong_recipient'

@@ -136,6 +136,8 @@ export class SamlSignIn {
         this.audit.record({ origin, action: 'saml.tested', target: { type: 'organization', id: organization.id }, details: { email: mapped.email } }, now);
         return { kind: 'test', user: mapped, existing: existing?.org_id === organization.id };
       }
+      // A request sent while SAML was enabled may come back after it was turned off.
+      if (!configuration.enabled) return new SamlRefusedError('not_enabled');
       return this.#signIn(organization, configuration, mapped, existing, client, now);
     });
     if (outcome instanceof SamlRefusedError) throw refuse(outcome.reason);

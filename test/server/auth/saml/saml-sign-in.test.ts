@@ -174,6 +174,19 @@ t.test('SAML single sign-on for an organization', async (t) => {
     t.match(await unconfigured.text(), '<!DOCTYPE html>');
   });
 
+  await t.test('a sign-in started while SAML was enabled is refused once it is disabled', async (t) => {
+    const requestId = await startSignIn();
+    const current = (await server.request('GET', '/v1/org/saml', { headers: ownerSession.headers() })).body;
+    const keep = Object.fromEntries(Object.keys(settingsBody).map((name) => [name, current[name]]));
+    t.equal((await put({ ...keep, allow_idp_initiated: true, enabled: false })).status, 200);
+    const answer = await post(signed({ inResponseTo: requestId, email: 'late@example.test' }));
+    t.equal(answer.status, 401);
+    t.equal(answer.headers.get('set-cookie'), null);
+    const started = await server.request('POST', '/v1/org/saml/test', { headers: ownerSession.headers() });
+    t.equal((await post(signed({ inResponseTo: requestIdOf(started.body.test_url) }))).status, 200, 'a test still works while disabled');
+    t.equal((await put({ ...keep, allow_idp_initiated: true, enabled: true })).status, 200);
+  });
+
   await t.test('members must use SAML; owners keep their password, audited', async (t) => {
     const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     await t.rejects(signIn(server, member.email), { code: 'single_sign_on_required' });
