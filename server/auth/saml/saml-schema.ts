@@ -18,22 +18,31 @@ export const samlRoleValues = z
   .describe("For each of our roles, the role attribute's values that give it; any other value gives default_role")
   .meta({ id: 'SamlRoleValues' });
 
-export const defaultAttributeMapping = { email: 'email', name: 'name', role: 'role' } as const;
+/** What a configuration has where its body says nothing; also what the settings show before one is saved. */
+export const samlDefaults = {
+  enabled: false,
+  attribute_mapping: { email: 'email', name: 'name', role: 'role' },
+  role_values: {},
+  default_role: 'member',
+  jit_provisioning: false,
+  allow_idp_initiated: false,
+  sso_satisfies_two_factor: true,
+} as const;
 
 export const samlSettingsBody = z
   .strictObject({
-    enabled: z.boolean().default(false).describe('true only after a passed test of the configuration as it is saved (409 `saml_test_required`)'),
+    enabled: z.boolean().default(samlDefaults.enabled).describe('true only after a passed test of the configuration as it is saved (409 `saml_test_required`)'),
     idp_sso_url: httpsOrHttpUrl.describe("The identity provider's SSO address (HTTP-Redirect binding)"),
     idp_entity_id: z.string().trim().min(1).max(1000).describe("The identity provider's entity id: the Issuer its assertions must name"),
     idp_certificate: z.string().max(20_000).describe('PEM X.509 certificate the identity provider signs with: valid now, RSA of 2048 bits or more, or EC P-256 and up'),
-    attribute_mapping: samlAttributeMapping.default({ ...defaultAttributeMapping }),
-    role_values: samlRoleValues.default({}),
-    default_role: z.enum(roles).default('member'),
-    jit_provisioning: z.boolean().default(false).describe('Create an account at the first SAML sign-in of an unknown email'),
-    allow_idp_initiated: z.boolean().default(false).describe('Accept responses that answer no request of ours (no InResponseTo)'),
+    attribute_mapping: samlAttributeMapping.default({ ...samlDefaults.attribute_mapping }),
+    role_values: samlRoleValues.default({ ...samlDefaults.role_values }),
+    default_role: z.enum(roles).default(samlDefaults.default_role),
+    jit_provisioning: z.boolean().default(samlDefaults.jit_provisioning).describe('Create an account at the first SAML sign-in of an unknown email'),
+    allow_idp_initiated: z.boolean().default(samlDefaults.allow_idp_initiated).describe('Accept responses that answer no request of ours (no InResponseTo)'),
     sso_satisfies_two_factor: z
       .boolean()
-      .default(true)
+      .default(samlDefaults.sso_satisfies_two_factor)
       .describe("Accept the identity provider's sign-in as both factors; false sends users with a second factor on to it"),
   })
   .meta({ id: 'SamlSettingsChange' });

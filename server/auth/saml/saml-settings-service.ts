@@ -7,7 +7,7 @@ import { checkIdpCertificate } from './idp-certificate.js';
 import { samlAddresses } from './saml-addresses.js';
 import { configurationOf, type SamlConfiguration } from './saml-configuration.js';
 import type { SamlConfigurationRow, SamlRepository } from './saml-repository.js';
-import { defaultAttributeMapping, type SamlSettings, type SamlSettingsChange } from './saml-schema.js';
+import { samlDefaults, type SamlSettings, type SamlSettingsChange } from './saml-schema.js';
 
 /** The identity feature's organizations, as SAML addresses and starts name them. */
 export interface SamlOrganizations {
@@ -54,16 +54,12 @@ export class SamlSettingsService {
     const row = this.repository.configuration(orgId);
     if (row === undefined) {
       return {
-        enabled: false,
+        ...samlDefaults,
+        attribute_mapping: { ...samlDefaults.attribute_mapping },
+        role_values: {},
         idp_sso_url: '',
         idp_entity_id: '',
         idp_certificate: '',
-        attribute_mapping: { ...defaultAttributeMapping },
-        role_values: {},
-        default_role: 'member',
-        jit_provisioning: false,
-        allow_idp_initiated: false,
-        sso_satisfies_two_factor: true,
         ...addresses,
         certificate: null,
         tested_at: null,

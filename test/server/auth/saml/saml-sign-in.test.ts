@@ -28,6 +28,8 @@ t.test('SAML single sign-on for an organization', async (t) => {
     jit_provisioning: true,
   };
   const put = (body: object) => server.request('PUT', '/v1/org/saml', { headers: ownerSession.headers(), body });
+  const unconfigured = await server.request('GET', '/v1/org/saml', { headers: ownerSession.headers() });
+  t.match(unconfigured.body, { enabled: false, idp_certificate: '', certificate: null, default_role: 'member', sso_satisfies_two_factor: true, tested_at: null });
   const saved = await put(settingsBody);
   t.equal(saved.status, 200, saved.text);
   const addresses = saved.body as { acs_url: string; sp_entity_id: string; start_url: string; metadata_url: string };
@@ -91,6 +93,8 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const enabled = await put({ ...settingsBody, enabled: true });
     t.equal(enabled.status, 200, enabled.text);
     t.equal(enabled.body.enabled, true);
+    const audited = server.db.prepare("SELECT action FROM audit_log WHERE org_id = ? AND action LIKE 'saml.%' ORDER BY created_at, rowid").pluck().all(tenant.orgId);
+    t.same(audited, ['saml.updated', 'saml.tested', 'saml.updated'], 'saved, tested, enabled');
   });
 
   await t.test('a valid sign-in of a JIT user with the mapped role, then the replayed assertion is refused', async (t) => {
@@ -148,6 +152,20 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const unsolicited = signed({ inResponseTo: null, email: 'unsolicited@example.test' });
     t.equal((await post(unsolicited)).status, 303);
     t.equal((await post(unsolicited)).status, 401, 'replayed');
+  });
+
+  await t.test('a comment inserted into a signed email does not cut it short (a comment is outside the signature)', async (t) => {
+    const victim = await createPasswordUser(server.services, tenant.orgId, 'admin', server.clock.now);
+    const attackerEmail = `${victim.email}.evil.test`;
+    const genuine = signAssertion(responseXml(fields({ inResponseTo: await startSignIn(), email: attackerEmail })), idp);
+    const answer = await post(encodeResponse(genuine.replaceAll(attackerEmail, `${victim.email}<!---->.evil.test`)));
+    const cookie = answer.headers.get('set-cookie');
+    if (cookie !== null) {
+      const me = await fetch(`${server.url}/v1/user`, { headers: { cookie: cookie.split(';')[0]! } });
+      t.not((await me.json()).email, victim.email, 'not signed in as the victim');
+    } else {
+      t.equal(answer.status, 401);
+    }
   });
 
   await t.test('a large response (many group values) is accepted at the ACS', async (t) => {
