@@ -76,6 +76,32 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     const memberSession = await signIn(server, member.email);
     t.equal((await server.request('GET', '/v1/org/saml', { headers: memberSession.headers() })).status, 403);
+    const memberPage = await fetch(`${server.url}/settings/saml`, { headers: { ...memberSession.headers({ csrf: false }), accept: 'text/html' } });
+    t.equal(memberPage.status, 403, 'the settings page is for owners and admins');
+    const ownerPages = new PageClient(server.url);
+    ownerPages.cookies.set('dbmon_session', ownerSession.token);
+    const form = {
+      csrf_token: ownerSession.csrfToken,
+      idp_sso_url: idpSsoUrl,
+      idp_entity_id: idpEntityId,
+      idp_certificate: idp.certificatePem,
+      attribute_email: 'email',
+      attribute_name: 'displayName',
+      attribute_role: 'groups',
+      role_values_admin: 'dbmon-admins',
+      role_values_viewer: 'dbmon-readers',
+      default_role: 'member',
+      jit_provisioning: 'on',
+      sso_satisfies_two_factor: 'on',
+    };
+    const untested = await ownerPages.postForm('/settings/saml', { ...form, enabled: 'on' });
+    t.equal(untested.status, 409);
+    t.match(untested.text, 'Test the configuration');
+    const badUrl = await ownerPages.postForm('/settings/saml', { ...form, idp_sso_url: 'ftp://idp.example.test/' });
+    t.equal(badUrl.status, 400);
+    t.match(badUrl.text, 'idp_sso_url');
+    t.equal((await ownerPages.postForm('/settings/saml', form)).location, '/settings/saml?saved=1', 'the same settings saved through the form');
+    t.equal((await ownerPages.postForm('/settings/saml', { ...form, csrf_token: 'forged' })).status, 403, 'no CSRF token, no change');
     const metadata = await fetch(addresses.metadata_url.replace('http://localhost', server.url));
     t.match(await metadata.text(), new RegExp(`entityID="${addresses.sp_entity_id}"[\\s\\S]*Location="${addresses.acs_url}"`));
   });
