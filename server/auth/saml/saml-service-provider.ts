@@ -1,4 +1,4 @@
-import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { generateServiceProviderMetadata, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { SamlAddresses } from './saml-addresses.js';
 import type { SamlConfiguration } from './saml-configuration.js';
 
@@ -28,7 +28,7 @@ export class SamlServiceProvider {
   }
 
   metadata(addresses: SamlAddresses): string {
-    return new SAML({ idpCert: 'unused', issuer: addresses.sp_entity_id, callbackUrl: addresses.acs_url, wantAssertionsSigned: true }).generateServiceProviderMetadata(null);
+    return generateServiceProviderMetadata({ issuer: addresses.sp_entity_id, callbackUrl: addresses.acs_url, wantAssertionsSigned: true });
   }
 
   /** Throws when node-saml refuses the response: an unsigned or wrongly signed assertion, a wrapped signature, a time or audience out of bounds. */
