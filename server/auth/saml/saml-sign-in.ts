@@ -98,8 +98,9 @@ export class SamlSignIn {
     const configuration = organization === undefined ? undefined : this.settings.configuration(organization.id);
     if (organization === undefined || configuration === undefined) throw new NotFoundError('No SAML sign-in here');
     const addresses = samlAddresses(this.publicUrl, organization.slug);
+    // Nobody proved who they are until a session starts.
+    const origin: AuditOrigin = { orgId: organization.id, actor: null, credential: null, ip: client.ip, userAgent: client.userAgent };
     const refuse = (reason: SamlRefusal) => {
-      const origin: AuditOrigin = { orgId: organization.id, actor: null, credential: null, ip: client.ip, userAgent: client.userAgent };
       this.audit.record({ origin, action: 'saml.response_refused', details: { reason } }, now);
       return new SamlRefusedError(reason);
     };
@@ -109,7 +110,6 @@ export class SamlSignIn {
     } catch {
       throw refuse('invalid_response');
     }
-    let mapped: MappedUser | undefined;
     const outcome = this.transaction((): SamlOutcome | SamlRefusedError => {
       let checked;
       try {
@@ -127,12 +127,11 @@ export class SamlSignIn {
         test = request.test === 1;
       }
       if (!this.repository.useAssertion(organization.id, checked.assertionId, checked.expiresAt.toISOString())) return new SamlRefusedError('replayed_assertion');
-      mapped = mapAttributes(configuration, signed.nameId, signed.attributes);
+      const mapped = mapAttributes(configuration, signed.nameId, signed.attributes);
       if (mapped === undefined) return new SamlRefusedError('malformed_assertion');
       const existing = this.users.findForSignIn(mapped.email);
       if (test) {
         this.repository.markTested(organization.id, configuration.updatedAt, now.toISOString());
-        const origin: AuditOrigin = { orgId: organization.id, actor: null, credential: null, ip: client.ip, userAgent: client.userAgent };
         this.audit.record({ origin, action: 'saml.tested', target: { type: 'organization', id: organization.id }, details: { email: mapped.email } }, now);
         return { kind: 'test', user: mapped, existing: existing?.org_id === organization.id };
       }
