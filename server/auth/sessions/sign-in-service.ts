@@ -74,6 +74,8 @@ export class SignInService {
       throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
     }
     if (this.passwordPolicy.passwordSignIn(user, attempt, now) === 'single_sign_on_required') {
+      const origin = originOfAttempt(user, attempt, null);
+      this.audit.record({ origin, action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason: 'single_sign_on_required' } }, now);
       throw new AuthenticationError('single_sign_on_required', 'This organization signs in through single sign-on');
     }
     return this.#proceed(user, attempt, 'password', now);

@@ -234,6 +234,8 @@ t.test('SAML single sign-on for an organization', async (t) => {
   await t.test('members must use SAML; owners keep their password, audited', async (t) => {
     const member = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
     await t.rejects(signIn(server, member.email), { code: 'single_sign_on_required' });
+    const failure = server.db.prepare("SELECT details FROM audit_log WHERE action = 'sign_in.failed' AND target_id = ?").pluck().get(member.userId);
+    t.same(JSON.parse(failure as string), { reason: 'single_sign_on_required' }, 'the refusal is audited');
     await signIn(server, owner.email, testPassword);
     const fallbacks = server.db.prepare("SELECT count(*) FROM audit_log WHERE action = 'saml.password_fallback' AND org_id = ?").pluck().get(tenant.orgId);
     t.equal(fallbacks, 1);
