@@ -10,6 +10,7 @@ import { createAccounts } from './auth/create-accounts.js';
 import { sessionLocator } from './auth/sessions/session-location.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createOAuth } from './auth/oauth/create-oauth.js';
+import { createSaml } from './auth/saml/create-saml.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
 import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
@@ -139,6 +140,17 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     locate: sessionLocator(options.geoip),
     secretBox,
     smsSender: options.smsSender,
+    // SAML is made after accounts, whose sign-in it uses: bound here, called only later.
+    passwordPolicy: { passwordSignIn: (user, client, now) => saml.passwordPolicy.passwordSignIn(user, client, now) },
+    transaction,
+  });
+  const saml = createSaml({
+    db,
+    organizations,
+    users: { findForSignIn: (email) => users.findForSignIn(email), createUser: (input, now) => identity.createUser(input, now) },
+    sessions: accounts.accounts.signIn,
+    audit: audit.audit,
+    publicUrl,
     transaction,
   });
 
@@ -151,6 +163,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       accounts: { ...accounts.accounts, audit: audit.audit },
       /** OAuth applications, the authorization endpoint and tokens (dbmon as an authorization server). */
       oauth: oauth.oauth,
+      /** SAML single sign-on: settings, test and the sign-in at the ACS. */
+      saml: saml.saml,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -174,7 +188,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry],
+    backgroundJobs: [metrics.rollups, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */
@@ -193,6 +207,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       ...apiKeys.routes(now),
       ...accounts.routes(now),
       ...oauth.routes(now),
+      ...saml.routes(now),
       ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),

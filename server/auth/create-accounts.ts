@@ -31,7 +31,7 @@ import type { LocateAddress } from './sessions/session-location.js';
 import { SessionsRepository } from './sessions/sessions-repository.js';
 import { sessionsRoutes } from './sessions/sessions-routes.js';
 import { SessionsService } from './sessions/sessions-service.js';
-import { SignInService, type SignInUsers } from './sessions/sign-in-service.js';
+import { SignInService, type PasswordSignInPolicy, type SignInUsers } from './sessions/sign-in-service.js';
 import { SignInThrottle } from './sessions/sign-in-throttle.js';
 import { PhoneBox } from './two-factor/phone-box.js';
 import { SecondFactorSignIn, type PendingUsers } from './two-factor/second-factor-sign-in.js';
@@ -75,15 +75,17 @@ export interface AccountsDependencies {
   secretBox: SecretBox;
   /** Present when `sms.sender` is configured: SMS codes are offered as a second factor. */
   smsSender?: SmsSender | undefined;
+  /** Whether a password may sign a user in (the SAML feature keeps members of an organization that uses it off passwords). */
+  passwordPolicy: PasswordSignInPolicy;
   transaction: Transaction;
 }
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
-export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, smsSender, transaction }: AccountsDependencies) {
+export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, smsSender, passwordPolicy, transaction }: AccountsDependencies) {
   const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const pendingSignIns = new PendingSignIns();
-  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction, pendingSignIns);
+  const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction, pendingSignIns, passwordPolicy);
   const profile = new ProfileService(users, sessions, signIn, audit, transaction);
   const network = new NetworkAccess(organizations, new GenerationCache<IpAllowlist>(generations, 'credentials'), audit, new RefusalSampler());
   const links = new OneTimeLinks(new OneTimeLinksRepository(db), users, publicUrl, transaction);

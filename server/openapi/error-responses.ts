@@ -57,6 +57,8 @@ export const errorCodes = [
   'two_factor_required',
   'sms_not_configured',
   'sms_not_sent',
+  'saml_test_required',
+  'single_sign_on_required',
 ] as const;
 
 export const errorBody = z

@@ -1,14 +1,14 @@
 import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 
-/** Page forms: url-encoded POST bodies only, small (a sign-in form is well under 1 KiB). */
-export function formBody(): Middleware {
+/** Page forms: url-encoded POST bodies only, small (a sign-in form is well under 1 KiB) unless said. */
+export function formBody(limitBytes = 16 * 1024): Middleware {
   return koaBody({
     json: false,
     urlencoded: true,
     text: false,
     multipart: false,
-    formLimit: 16 * 1024,
+    formLimit: limitBytes,
     parsedMethods: [HttpMethodEnum.POST],
     onError: (error) => {
       throw error;

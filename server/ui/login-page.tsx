@@ -1,3 +1,5 @@
+import { SsoEntry } from './sso-entry.js';
+
 export interface LoginPageProps {
   csrfToken: string;
   /** Where to go once signed in (already checked to be a path of this server). */
@@ -6,9 +8,11 @@ export interface LoginPageProps {
   email?: string | undefined;
   error?: string | undefined;
   notice?: string | undefined;
+  /** The slug of an organization with SAML enabled: a "Sign in with SSO" entry leads to it. */
+  ssoSlug?: string | undefined;
 }
 
-export function LoginPage({ csrfToken, next, email, error, notice }: LoginPageProps) {
+export function LoginPage({ csrfToken, next, email, error, notice, ssoSlug }: LoginPageProps) {
   return (
     <section class="card" aria-labelledby="login-title">
       <h1 id="login-title">Sign in to dbmon</h1>
@@ -43,6 +47,7 @@ export function LoginPage({ csrfToken, next, email, error, notice }: LoginPagePr
         </div>
         <button type="submit">Sign in</button>
       </form>
+      {ssoSlug !== undefined && <SsoEntry slug={ssoSlug} />}
       <p class="muted after-form">
         <a href="/password-reset">Forgot your password?</a>
       </p>

@@ -5,6 +5,7 @@ import type { Accounts } from '../auth/create-accounts.js';
 import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
 import type { OAuth } from '../auth/oauth/create-oauth.js';
+import type { Saml } from '../auth/saml/create-saml.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -19,6 +20,8 @@ import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
+import { samlAcsPath, samlPages } from './saml-pages.js';
+import { samlSettingsPages } from './saml-settings-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -27,6 +30,8 @@ export interface PagesDependencies {
   accounts: Accounts;
   /** The OAuth authorization endpoint's service, behind `/oauth/authorize`. */
   oauth: OAuth;
+  /** SAML sign-in under `{org_url}/auth/saml`. */
+  saml: Saml;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -57,6 +62,8 @@ export function pages(deps: PagesDependencies): Middleware {
   dashboardPages(router, deps.accounts, deps.databases, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
+  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
+  samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;
   const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));
@@ -64,6 +71,8 @@ export function pages(deps: PagesDependencies): Middleware {
   const errors = htmlErrors(renderer, deps.logger);
   const noRoute = unmatched();
   const form = formBody();
+  // A SAML response carries a signed assertion with the identity provider's certificate and every attribute.
+  const samlResponseForm = formBody(256 * 1024);
   const routes = router.routes() as Middleware;
   const methods = router.allowedMethods() as Middleware;
   const end: Next = async () => {};
@@ -73,7 +82,8 @@ export function pages(deps: PagesDependencies): Middleware {
     // The path holds a one-time token: not even this server's own stylesheet request may carry it as the Referer.
     if (tokenLayers.some((layer) => layer.match(ctx.path))) ctx.set('Referrer-Policy', 'no-referrer');
     // A page request ends here: the API's middleware after this one never sees it.
-    await errors(ctx, () => noRoute(ctx, () => form(ctx, () => routes(ctx, () => methods(ctx, end)))));
+    const parse = samlAcsPath.test(ctx.path) ? samlResponseForm : form;
+    await errors(ctx, () => noRoute(ctx, () => parse(ctx, () => routes(ctx, () => methods(ctx, end)))));
   };
 
   async function browserNotFound(ctx: Context, next: Next): Promise<void> {

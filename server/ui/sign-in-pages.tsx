@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
+import type { Saml } from '../auth/saml/create-saml.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { SignInThrottledError, type SignedIn, type SignInOutcome } from '../auth/sessions/sign-in-service.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
@@ -24,6 +25,8 @@ import { TwoFactorLoginPage, type TwoFactorLoginPageProps } from './two-factor-l
 
 export interface SignInPagesDependencies {
   accounts: Accounts;
+  /** Offers "Sign in with SSO" on `/login?org=slug` when that organization has SAML enabled. */
+  saml: Saml;
   sessionCookie: SessionCookie;
   /** Holds a pending sign-in's token between the password and the second factor. */
   pendingSignInCookie: HostCookie;
@@ -34,15 +37,17 @@ export interface SignInPagesDependencies {
 
 /** `{auth_url}/login`, `/login/two-factor` and `/logout`. `signedIn` resolves the page session (CSRF token from the form) into `ctx.state.auth`. */
 export function signInPages(router: Router, deps: SignInPagesDependencies, signedIn: Middleware): void {
-  const { accounts, sessionCookie, pendingSignInCookie, loginCsrf, renderer, now } = deps;
+  const { accounts, saml, sessionCookie, pendingSignInCookie, loginCsrf, renderer, now } = deps;
   const showLogin = (ctx: Context, status: number, props: Omit<LoginPageProps, 'csrfToken'>) =>
     renderer.send(ctx, { status, title: 'Sign in' }, <LoginPage csrfToken={loginCsrf.formToken(ctx)} {...props} />);
 
   router.get('/login', signedIn, (ctx) => {
     const next = safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
     if (viewerOf(ctx, accounts) !== undefined) return seeOther(ctx, next);
+    const org = typeof ctx.query.org === 'string' ? ctx.query.org : '';
     showLogin(ctx, 200, {
       ...(next !== '/' && { next }),
+      ...(saml.signIn.offersSso(org) && { ssoSlug: org }),
       ...(ctx.query.signed_out === '1' && { notice: 'You have signed out.' }),
     });
   });
@@ -60,6 +65,9 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       outcome = await accounts.signIn.signIn({ email, password, ip: ctx.ip, userAgent: ctx.get('User-Agent'), currentToken: sessionCookie.read(ctx) }, at);
     } catch (error) {
       if (error instanceof SignInThrottledError) return refuse(429, throttledMessage(ctx, error, at));
+      if (error instanceof AuthenticationError && error.code === 'single_sign_on_required') {
+        return refuse(403, 'Your organization signs in with single sign-on: use its "Sign in with SSO" link.');
+      }
       if (error instanceof AuthenticationError) return refuse(401, 'The email or password is wrong.');
       throw error;
     }

@@ -24,6 +24,14 @@ export type SignInOutcome = ({ kind: 'signed_in' } & SignedIn) | { kind: 'second
 /** Refused sign-in: the account or the address has used its attempts. */
 export class SignInThrottledError extends ThrottledError {}
 
+/**
+ * Whether a password may sign this user in: an organization that signs in through SAML keeps its members
+ * off passwords, with a fallback for owners (audited by the policy).
+ */
+export interface PasswordSignInPolicy {
+  passwordSignIn(user: User, client: SessionClient, now: Date): 'allowed' | 'single_sign_on_required';
+}
+
 /** The identity feature's users, as they sign in. */
 export interface SignInUsers {
   /** Emails are unique across organizations: an email alone names the account. */
@@ -52,6 +60,7 @@ export class SignInService {
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,
     private readonly pending: PendingSignIns,
+    private readonly passwordPolicy: PasswordSignInPolicy = { passwordSignIn: () => 'allowed' },
   ) {}
 
   /** A right password signs in at once, or, for a user with a second factor, starts a pending sign-in that the factor finishes. */
@@ -64,6 +73,11 @@ export class SignInService {
       }
       throw new AuthenticationError('invalid_credentials', 'The email or password is wrong');
     }
+    if (this.passwordPolicy.passwordSignIn(user, attempt, now) === 'single_sign_on_required') {
+      const origin = originOfAttempt(user, attempt, null);
+      this.audit.record({ origin, action: 'sign_in.failed', target: { type: 'user', id: user.id }, details: { reason: 'single_sign_on_required' } }, now);
+      throw new AuthenticationError('single_sign_on_required', 'This organization signs in through single sign-on');
+    }
     return this.#proceed(user, attempt, 'password', now);
   }
 
@@ -72,6 +86,12 @@ export class SignInService {
    * password): the link stands for the password, and a second factor is still asked for.
    */
   signInThroughLink(user: User, client: SessionClient & { currentToken?: string | undefined }, via: 'invitation' | 'password_reset', now: Date): SignInOutcome {
+    return this.#proceed(user, client, via, now);
+  }
+
+  /** A user whom the organization's identity provider vouched for: the second factor is still asked for unless the organization accepts the provider's. */
+  signInThroughIdentityProvider(user: User, client: SessionClient, via: string, providerSatisfiesSecondFactor: boolean, now: Date): SignInOutcome {
+    if (providerSatisfiesSecondFactor) return { kind: 'signed_in', ...this.complete(user, client, [via], now) };
     return this.#proceed(user, client, via, now);
   }
 

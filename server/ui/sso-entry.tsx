@@ -1,0 +1,10 @@
+/** The login page's way to an organization's SAML sign-in (`/login?org=slug`, when the organization has SAML enabled). */
+export function SsoEntry({ slug }: { slug: string }) {
+  return (
+    <p class="after-form">
+      <a class="button" href={`/orgs/${encodeURIComponent(slug)}/auth/saml`}>
+        Sign in with SSO
+      </a>
+    </p>
+  );
+}
