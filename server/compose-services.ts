@@ -10,6 +10,8 @@ import { createAccounts } from './auth/create-accounts.js';
 import { sessionLocator } from './auth/sessions/session-location.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createOAuth } from './auth/oauth/create-oauth.js';
+import { createProviders } from './auth/providers/create-providers.js';
+import { publicProviderEndpoints, type ProviderEndpoints } from './auth/providers/provider-endpoints.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
 import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
@@ -46,6 +48,8 @@ export interface CompositionOptions {
   smsSender?: SmsSender;
   /** Config geoip.database, opened: where sessions are. */
   geoip?: Reader<CityResponse>;
+  /** Where GitHub, Google and Microsoft are (default: the public services); tests point them at local fakes. */
+  providerEndpoints?: ProviderEndpoints;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -141,6 +145,17 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     smsSender: options.smsSender,
     transaction,
   });
+  const providers = createProviders({
+    db,
+    users,
+    organizations,
+    sessions: accounts.accounts.signIn,
+    secretBox,
+    endpoints: options.providerEndpoints ?? publicProviderEndpoints,
+    publicUrl,
+    audit: audit.audit,
+    transaction,
+  });
 
   return {
     catalog,
@@ -151,6 +166,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       accounts: { ...accounts.accounts, audit: audit.audit },
       /** OAuth applications, the authorization endpoint and tokens (dbmon as an authorization server). */
       oauth: oauth.oauth,
+      /** Sign-in through GitHub, Google, Microsoft and GitLab: the organization's settings, the sign-in, users' identities. */
+      providers: providers.providers,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -193,6 +210,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       ...apiKeys.routes(now),
       ...accounts.routes(now),
       ...oauth.routes(now),
+      ...providers.routes(now),
       ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),

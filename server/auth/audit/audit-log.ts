@@ -2,7 +2,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { AuditOrigin } from './audit-origin.js';
 import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.js';
 
-/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, allowlist refusals, OAuth applications and authorizations. */
+/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, allowlist refusals, OAuth applications and authorizations, sign-in providers and linked identities. */
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
@@ -28,6 +28,10 @@ export const auditActions = [
   'oauth_application.deleted',
   'oauth_authorization.granted',
   'oauth_authorization.revoked',
+  'identity_provider.updated',
+  'identity_provider.deleted',
+  'identity.linked',
+  'identity.unlinked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -15,6 +15,7 @@ const settingsColumns = [
 export class OrganizationsRepository {
   readonly #insert;
   readonly #byId;
+  readonly #bySlug;
   readonly #count;
   readonly #all;
   readonly #settings;
@@ -27,6 +28,7 @@ export class OrganizationsRepository {
        VALUES (@id, @name, @slug, @plan, @custom_hourly_limit, @created_at)`,
     );
     this.#byId = db.prepare<[string], Organization>('SELECT * FROM organizations WHERE id = ?');
+    this.#bySlug = db.prepare<[string], Organization>('SELECT * FROM organizations WHERE slug = ?');
     this.#count = db.prepare<[], number>('SELECT count(*) FROM organizations').pluck();
     this.#all = db.prepare<[], Organization>('SELECT * FROM organizations ORDER BY created_at, id');
     this.#settings = db.prepare<[string], OrganizationSettingsRow>(`SELECT ${settingsColumns.join(', ')} FROM organizations WHERE id = ?`);
@@ -55,6 +57,10 @@ export class OrganizationsRepository {
 
   findById(id: string): Organization | undefined {
     return this.#byId.get(id);
+  }
+
+  findBySlug(slug: string): Organization | undefined {
+    return this.#bySlug.get(slug);
   }
 
   all(): Organization[] {

@@ -75,6 +75,11 @@ export class SignInService {
     return this.#proceed(user, client, via, now);
   }
 
+  /** A user an external provider vouched for (`provider` names it in the audit log): the provider stands for the password, and a second factor is still asked for. */
+  signInThroughProvider(user: User, client: SessionClient & { currentToken?: string | undefined }, provider: string, now: Date): SignInOutcome {
+    return this.#proceed(user, client, provider, now);
+  }
+
   #proceed(user: User, client: SessionClient & { currentToken?: string | undefined }, firstFactor: string, now: Date): SignInOutcome {
     if (user.two_factor_enabled === 1) return { kind: 'second_factor', pendingToken: this.pending.begin(user.id, now) };
     return { kind: 'signed_in', ...this.complete(user, client, [firstFactor], now) };
