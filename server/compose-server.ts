@@ -31,6 +31,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     pages: pages({
       accounts: services.accounts,
       oauth: services.oauth,
+      providers: services.providers,
       sessionCookie: pageSessions.cookie,
       credentials: pageSessions.credentials,
       publicUrl: options.publicUrl ?? 'http://localhost',

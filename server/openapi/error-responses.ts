@@ -57,6 +57,7 @@ export const errorCodes = [
   'two_factor_required',
   'sms_not_configured',
   'sms_not_sent',
+  'last_sign_in_method',
 ] as const;
 
 export const errorBody = z

@@ -1,3 +1,5 @@
+import { ProviderButtons, type ProviderChoices } from './provider-buttons.js';
+
 export interface LoginPageProps {
   csrfToken: string;
   /** Where to go once signed in (already checked to be a path of this server). */
@@ -6,9 +8,11 @@ export interface LoginPageProps {
   email?: string | undefined;
   error?: string | undefined;
   notice?: string | undefined;
+  /** The organization named by `?org=` or `{org_url}/login`, and its sign-in providers. */
+  providers?: ProviderChoices | undefined;
 }
 
-export function LoginPage({ csrfToken, next, email, error, notice }: LoginPageProps) {
+export function LoginPage({ csrfToken, next, email, error, notice, providers }: LoginPageProps) {
   return (
     <section class="card" aria-labelledby="login-title">
       <h1 id="login-title">Sign in to dbmon</h1>
@@ -43,6 +47,7 @@ export function LoginPage({ csrfToken, next, email, error, notice }: LoginPagePr
         </div>
         <button type="submit">Sign in</button>
       </form>
+      <ProviderButtons choices={providers} next={next} />
       <p class="muted after-form">
         <a href="/password-reset">Forgot your password?</a>
       </p>

@@ -5,6 +5,7 @@ import type { Accounts } from '../auth/create-accounts.js';
 import type { CredentialResolver } from '../auth/credentials/credential-resolver.js';
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
 import type { OAuth } from '../auth/oauth/create-oauth.js';
+import type { Providers } from '../auth/providers/create-providers.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -19,6 +20,7 @@ import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
 import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
+import { providerSignInPages } from './provider-sign-in-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -27,6 +29,8 @@ export interface PagesDependencies {
   accounts: Accounts;
   /** The OAuth authorization endpoint's service, behind `/oauth/authorize`. */
   oauth: OAuth;
+  /** Sign-in through the organization's GitHub, Google, Microsoft and GitLab. */
+  providers: Providers;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -51,6 +55,7 @@ export function pages(deps: PagesDependencies): Middleware {
   const loginCsrf = new LoginCsrf(deps.publicUrl);
   const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
   signInPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer }, signedIn);
+  providerSignInPages(router, { ...deps, pendingSignInCookie, providerSignInCookie: new HostCookie(deps.publicUrl, 'dbmon_provider_sign_in'), loginCsrf, renderer });
   linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
   homePages(router, deps.accounts, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);

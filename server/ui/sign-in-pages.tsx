@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
+import type { Providers } from '../auth/providers/create-providers.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { SignInThrottledError, type SignedIn, type SignInOutcome } from '../auth/sessions/sign-in-service.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
@@ -10,7 +11,7 @@ import { secondFactorKinds } from '../auth/two-factor/two-factor-service.js';
 import { ApiError, AuthenticationError, PermissionError } from '../errors.js';
 import type { HostCookie } from '../http/host-cookie.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { enrollmentPath } from './enrollment-path.js';
+import { enterSession, proceedAfterFirstFactor } from './enter-session.js';
 import { formField } from './form-body.js';
 import { LoginPage, type LoginPageProps } from './login-page.js';
 import type { LoginCsrf } from './login-csrf.js';
@@ -29,6 +30,8 @@ export interface SignInPagesDependencies {
   pendingSignInCookie: HostCookie;
   loginCsrf: LoginCsrf;
   renderer: PageRenderer;
+  /** The sign-in providers of the organization a sign-in page names (`?org=`). */
+  providers: Providers;
   now: () => Date;
 }
 
@@ -43,6 +46,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     if (viewerOf(ctx, accounts) !== undefined) return seeOther(ctx, next);
     showLogin(ctx, 200, {
       ...(next !== '/' && { next }),
+      providers: typeof ctx.query.org === 'string' ? deps.providers.settings.signInChoices(ctx.query.org) : undefined,
       ...(ctx.query.signed_out === '1' && { notice: 'You have signed out.' }),
     });
   });
@@ -63,11 +67,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       if (error instanceof AuthenticationError) return refuse(401, 'The email or password is wrong.');
       throw error;
     }
-    if (outcome.kind === 'second_factor') {
-      ctx.append('Set-Cookie', pendingSignInCookie.issue(outcome.pendingToken));
-      return seeOther(ctx, next === '/' ? '/login/two-factor' : `/login/two-factor?${new URLSearchParams({ next })}`);
-    }
-    enterSession(ctx, outcome, next, at);
+    proceedAfterFirstFactor(ctx, deps, outcome, next, at);
   });
 
   const showTwoFactor = (ctx: Context, status: number, props: Omit<TwoFactorLoginPageProps, 'csrfToken'>) =>
@@ -128,16 +128,8 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       throw error;
     }
     ctx.append('Set-Cookie', pendingSignInCookie.clear());
-    enterSession(ctx, started, next, at);
+    enterSession(ctx, deps, started, next, at);
   });
-
-  /** A session started: the browser gets its cookie and goes on, first to set up a second factor if the organization asks for one. */
-  function enterSession(ctx: Context, started: SignedIn, next: string, at: Date): void {
-    loginCsrf.spend(ctx);
-    ctx.append('Set-Cookie', sessionCookie.issue(started.token));
-    const standing = accounts.twoFactorStandings.of(started.user.org_id, started.user.id, at);
-    seeOther(ctx, standing.state === 'satisfied' ? next : enrollmentPath(next));
-  }
 
   router.get('/logout', signedIn, (ctx) => {
     const viewer = viewerOf(ctx, accounts);

@@ -12,8 +12,8 @@ export interface FakeAccount {
 
 /** What the provider does unlike a honest one, for the attack tests. */
 export interface FakeApproval {
-  /** The ID token carries this nonce instead of the one asked for. */
-  nonce?: string;
+  /** The ID token carries this nonce instead of the one asked for; null: no nonce at all. */
+  nonce?: string | null;
 }
 
 type Flavor = 'github' | 'gitlab' | 'google' | 'microsoft';
@@ -24,7 +24,7 @@ interface IssuedCode {
   clientId: string;
   redirectUri: string;
   codeChallenge: string;
-  nonce: string | undefined;
+  nonce: string | null | undefined;
   account: FakeAccount;
 }
 
@@ -96,7 +96,7 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
         clientId: parameter('client_id'),
         redirectUri: parameter('redirect_uri'),
         codeChallenge: parameter('code_challenge'),
-        nonce: approval.nonce ?? (oidc ? parameter('nonce') : undefined),
+        nonce: approval.nonce !== undefined ? approval.nonce : oidc ? parameter('nonce') : undefined,
         account,
       });
       const back = new URL(parameter('redirect_uri'));
@@ -177,7 +177,16 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
 
   function idToken(code: IssuedCode): string {
     const now = Math.floor(Date.now() / 1000);
-    const claims = { iss: code.issuer, aud: code.clientId, sub: code.account.subject, email: code.account.email, email_verified: code.account.emailVerified, nonce: code.nonce, iat: now, exp: now + 600 };
+    const claims = {
+      iss: code.issuer,
+      aud: code.clientId,
+      sub: code.account.subject,
+      email: code.account.email,
+      email_verified: code.account.emailVerified,
+      ...(code.nonce !== null && { nonce: code.nonce }),
+      iat: now,
+      exp: now + 600,
+    };
     const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
     const signingInput = `${encode({ alg: 'RS256', typ: 'JWT', kid: keyId })}.${encode(claims)}`;
     return `${signingInput}.${sign('sha256', Buffer.from(signingInput), privateKey).toString('base64url')}`;

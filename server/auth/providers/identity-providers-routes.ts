@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDefinition } from '../../http/route.js';
 import { pageWindow, sendList } from '../../http/paging.js';
-import { errorResponses } from '../../openapi/error-responses.js';
+import { errorBody, errorResponses } from '../../openapi/error-responses.js';
 import { administration, administrationNote } from '../administration.js';
 import { requestOrigin } from '../audit/audit-origin.js';
 import { actingUser, personCredentials } from '../principal.js';
@@ -48,16 +48,9 @@ export function identityProvidersRoutes(providers: IdentityProvidersService, ide
       auth: administration('write'),
       params: providerParams,
       body: providerSettingsBody,
-      responses: {
-        200: { description: 'Changed', schema: providerRecord },
-        201: { description: 'Set up', schema: providerRecord },
-        ...errorResponses,
-      },
+      responses: { 200: { description: 'The settings as saved', schema: providerRecord }, ...errorResponses },
       handler: (ctx, { params, body, principal }) => {
-        const { row, created } = providers.save(requestOrigin(ctx, principal), params.provider, body, now());
-        ctx.status = created ? 201 : 200;
-        if (created) ctx.set('Location', `/v1/org/identity-providers/${params.provider}`);
-        ctx.body = present(row);
+        ctx.body = present(providers.save(requestOrigin(ctx, principal), params.provider, body, now()));
       },
     }),
     defineRoute({
@@ -114,7 +107,11 @@ export function identityProvidersRoutes(providers: IdentityProvidersService, ide
       tag,
       auth: { scope: 'api_keys', access: 'write', credentials: personCredentials, selfService: true },
       params: identityIdParams,
-      responses: { 204: { description: 'Unlinked' }, ...errorResponses },
+      responses: {
+        204: { description: 'Unlinked' },
+        409: { description: '`last_sign_in_method`: the caller has no password and no other identity', schema: errorBody },
+        ...errorResponses,
+      },
       handler: (ctx, { params, principal }) => {
         identities.unlink(requestOrigin(ctx, principal), actingUser(principal)!.userId, params.id, now());
         ctx.status = 204;

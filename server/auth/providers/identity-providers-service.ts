@@ -48,7 +48,7 @@ export class IdentityProvidersService {
     return { orgId: organization.id, slug: organization.slug, providers };
   }
 
-  save(origin: AuditOrigin, provider: ProviderKind, input: ProviderSettingsInput, now: Date): { row: IdentityProviderRow; created: boolean } {
+  save(origin: AuditOrigin, provider: ProviderKind, input: ProviderSettingsInput, now: Date): IdentityProviderRow {
     const previous = this.providers.find(origin.orgId, provider);
     if (previous === undefined && input.client_secret === undefined) {
       throw new InvalidRequestError('missing_required_parameter', 'client_secret is required when a provider is first set up', 'client_secret');
@@ -68,7 +68,7 @@ export class IdentityProvidersService {
       this.providers.save(row);
       const details = { client_id: row.client_id, base_url: row.base_url, tenant: row.tenant, enabled: input.enabled, client_secret_changed: input.client_secret !== undefined };
       this.audit.record({ origin, action: 'identity_provider.updated', target: { type: 'identity_provider', id: provider }, details }, now);
-      return { row, created: previous === undefined };
+      return row;
     });
   }
 
@@ -90,10 +90,14 @@ export class IdentityProvidersService {
     return this.client(this.get(orgId, provider)).checkCredentials();
   }
 
-  /** `{auth_url}/auth/{provider}/callback?org={slug}`: the address to register at the provider. */
+  /**
+   * `{org_url}/auth/{provider}/callback`: the address to register at the provider. The organization is
+   * in the path, not the query: openid-client sends the callback without its query as the token
+   * request's redirect_uri, and Entra refuses query strings in redirect URIs for personal accounts.
+   */
   callbackUrl(orgId: string, provider: ProviderKind): string {
     const slug = this.organizations.findById(orgId)?.slug ?? '';
-    return `${this.authUrl}/auth/${provider}/callback?${new URLSearchParams({ org: slug })}`;
+    return `${this.authUrl}/orgs/${encodeURIComponent(slug)}/auth/${provider}/callback`;
   }
 
   client(row: IdentityProviderRow): ProviderClient {

@@ -87,7 +87,7 @@ export class ProviderSignInService {
   /** The registered callback address with the provider's answer: what the browser was sent to, whatever Host it came through. */
   #callbackUrl(orgId: string, provider: ProviderKind, response: URLSearchParams): URL {
     const url = new URL(this.providers.callbackUrl(orgId, provider));
-    for (const [name, value] of response) if (!url.searchParams.has(name)) url.searchParams.append(name, value);
+    url.search = response.toString();
     return url;
   }
 
