@@ -15,6 +15,7 @@ import { unmatched } from '../http/unmatched.js';
 import { formBody, formField } from './form-body.js';
 import { homePages } from './home-pages.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
+import { identityProviderPages } from './identity-provider-pages.js';
 import { linkPagePaths, linkPages } from './link-pages.js';
 import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
@@ -59,6 +60,7 @@ export function pages(deps: PagesDependencies): Middleware {
   linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
   homePages(router, deps.accounts, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
+  identityProviderPages(router, deps.accounts, deps.providers, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;

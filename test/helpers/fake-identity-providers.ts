@@ -38,6 +38,8 @@ export interface FakeIdentityProviders {
   clients: Map<string, string>;
   /** Token requests answered, by outcome, in order (for tests that count them). */
   tokenRequests: string[];
+  /** The account signed in at the provider when a real browser reaches its authorization endpoint: it approves at once. */
+  browserAccount: FakeAccount | undefined;
   /**
    * The provider's authorization endpoint, as the browser reaches it: the request is checked (known
    * client, S256 challenge) and `account` approves it. Answers the redirect back, with code and state.
@@ -69,6 +71,7 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
     gitlabUrl: `${url}/gitlab`,
     clients: new Map(),
     tokenRequests: [],
+    browserAccount: undefined,
     approve(authorizationUrl, account, approval = {}) {
       const request = new URL(authorizationUrl);
       const path = request.pathname;
@@ -115,6 +118,10 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = new URL(request.url!, url).pathname;
+    if (request.method === 'GET' && fake.browserAccount !== undefined && path.endsWith('/authorize')) {
+      response.writeHead(302, { location: fake.approve(`${url}${request.url!}`, fake.browserAccount) });
+      return void response.end();
+    }
     const oidcBase = path.startsWith('/google/') ? `${url}/google` : microsoftTenant.test(path) ? `${url}${microsoftTenant.exec(path)![0]}` : undefined;
     if (request.method === 'GET' && oidcBase !== undefined && path === `${new URL(oidcBase).pathname}/.well-known/openid-configuration`) {
       return json(response, 200, {

@@ -1,5 +1,7 @@
 import t from 'tap';
 import { startFakeIdentityProviders } from '../../../helpers/fake-identity-providers.js';
+import { PageClient } from '../../../helpers/page-client.js';
+import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
 import { createTenant, createUserKey, startTestServer } from '../../../helpers/test-server.js';
 
 const fake = await startFakeIdentityProviders();
@@ -72,4 +74,25 @@ t.test('the test action tells a wrong client secret from a right one, for each p
     const right = await server.request('POST', `${path}/test`, { key: admin.key });
     t.equal(right.body.ok, true, `${provider}: the right one passes (${right.body.message})`);
   }
+});
+
+t.test('the settings page: owners and admins only, and its forms need the session\'s CSRF token', async (t) => {
+  const browserOf = async (role: 'admin' | 'member') => {
+    const session = await signIn(server, (await createPasswordUser(server.services, tenant.orgId, role, server.clock.now)).email);
+    const client = new PageClient(server.url);
+    client.cookies.set('dbmon_session', session.token);
+    return { client, session };
+  };
+  const member = await browserOf('member');
+  t.equal((await member.client.get('/settings/sign-in-providers')).status, 403, 'a member is refused');
+  const adminBrowser = await browserOf('admin');
+  const page = await adminBrowser.client.get('/settings/sign-in-providers');
+  t.equal(page.status, 200);
+  t.notOk(page.text.includes(secret), 'no secret on the page');
+  const forged = await adminBrowser.client.postForm('/settings/sign-in-providers/github/remove', {});
+  t.equal(forged.status, 403, 'a post without the CSRF token changes nothing');
+  t.equal((await server.request('GET', '/v1/org/identity-providers', { key: admin.key })).body.data.some((row: { provider: string }) => row.provider === 'github'), true);
+  const invalid = await adminBrowser.client.postForm('/settings/sign-in-providers/gitlab', { csrf_token: adminBrowser.session.csrfToken, client_id: 'x', base_url: 'http://gitlab.example.com' });
+  t.equal(invalid.status, 400);
+  t.match(invalid.text, 'GitLab was not saved');
 });
