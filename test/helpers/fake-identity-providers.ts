@@ -8,6 +8,8 @@ export interface FakeAccount {
   subject: string;
   email: string;
   emailVerified: boolean;
+  /** Microsoft: the verification as Entra says it, in the optional claim xms_edov instead of email_verified. */
+  entraDomainVerified?: boolean;
 }
 
 /** What the provider does unlike a honest one, for the attack tests. */
@@ -189,7 +191,7 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
       aud: code.clientId,
       sub: code.account.subject,
       email: code.account.email,
-      email_verified: code.account.emailVerified,
+      ...(code.account.entraDomainVerified === undefined ? { email_verified: code.account.emailVerified } : { xms_edov: code.account.entraDomainVerified }),
       ...(code.nonce !== null && { nonce: code.nonce }),
       iat: now,
       exp: now + 600,

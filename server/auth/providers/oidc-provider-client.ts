@@ -12,6 +12,8 @@ export class OidcProviderClient implements ProviderClient {
   constructor(
     private readonly settings: ProviderClientSettings,
     private readonly issuer: URL,
+    /** The ID token claims that vouch for the email, any one of them `true`. */
+    private readonly verifiedEmailClaims: readonly string[],
     /** Plain http to the issuer: only ever set by tests, whose fake issuers listen on loopback. */
     private readonly allowInsecureRequests = false,
   ) {}
@@ -44,7 +46,7 @@ export class OidcProviderClient implements ProviderClient {
     }
     if (claims === undefined) throw new ProviderRefusedError('no ID token');
     const email = typeof claims.email === 'string' ? claims.email : null;
-    return { issuer: claims.iss, subject: claims.sub, email, emailVerified: claims.email_verified === true };
+    return { issuer: claims.iss, subject: claims.sub, email, emailVerified: this.verifiedEmailClaims.some((claim) => claims[claim] === true) };
   }
 
   async checkCredentials(): Promise<CredentialCheck> {

@@ -14,6 +14,7 @@ export interface ProviderSetup extends ProviderClientSettings {
 
 export const defaultGitLabUrl = 'https://gitlab.com';
 export const defaultMicrosoftTenant = 'organizations';
+const microsoftVerifiedEmailClaims = ['email_verified', 'xms_edov'];
 
 /** The protocol client for one organization's settings at one provider. */
 export function providerClient(setup: ProviderSetup, endpoints: ProviderEndpoints): ProviderClient {
@@ -23,8 +24,9 @@ export function providerClient(setup: ProviderSetup, endpoints: ProviderEndpoint
     case 'gitlab':
       return new OAuthProviderClient(setup, gitLabShape(setup.baseUrl ?? defaultGitLabUrl));
     case 'google':
-      return new OidcProviderClient(setup, new URL(endpoints.googleIssuer), endpoints.allowInsecureRequests);
+      return new OidcProviderClient(setup, new URL(endpoints.googleIssuer), ['email_verified'], endpoints.allowInsecureRequests);
     case 'microsoft':
-      return new OidcProviderClient(setup, new URL(`${endpoints.microsoftAuthority}/${setup.tenant ?? defaultMicrosoftTenant}/v2.0`), endpoints.allowInsecureRequests);
+      // Entra sends no email_verified; xms_edov (an optional claim the application asks for) says the tenant verified the email's domain.
+      return new OidcProviderClient(setup, new URL(`${endpoints.microsoftAuthority}/${setup.tenant ?? defaultMicrosoftTenant}/v2.0`), microsoftVerifiedEmailClaims, endpoints.allowInsecureRequests);
   }
 }

@@ -41,7 +41,7 @@ async function signInThrough(provider: ProviderKind, account: FakeAccount, attem
   if (start.status !== 303) throw new Error(`start: ${start.status} ${start.text}`);
   const callback = new URL(fake.approve(start.location!, account, attempt.approval));
   attempt.tamper?.(callback);
-  t.equal(callback.origin, 'http://localhost', 'the provider sends the browser to the registered callback address');
+  if (callback.origin !== 'http://localhost') throw new Error(`the provider sent the browser to ${callback.origin}, not the registered callback address`);
   const back = await (attempt.returningBrowser ?? browser).get(`${callback.pathname}${callback.search}`);
   return { browser, back };
 }
@@ -101,6 +101,15 @@ t.test('an unverified email is never linked to the account that has it', async (
   }
   const failed = await server.request('GET', '/v1/audit-log?action=sign_in.failed', { key: admin.key });
   t.equal(failed.body.data.filter((entry: { details: { reason?: string } }) => entry.details.reason === 'email_not_verified').length, 4, 'each attempt is audited');
+});
+
+t.test('Microsoft: xms_edov vouches for the email as email_verified does; without it nothing is linked', async (t) => {
+  for (const entraDomainVerified of [true, false]) {
+    const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+    const { back } = await signInThrough('microsoft', { ...accountFor(email, false), entraDomainVerified });
+    t.equal(back.status, entraDomainVerified ? 303 : 403, `xms_edov ${entraDomainVerified}`);
+    t.equal(identitiesOf(userId).length, entraDomainVerified ? 1 : 0);
+  }
 });
 
 t.test('a verified email that names no account of the organization signs nobody in and creates nobody', async (t) => {
