@@ -5,7 +5,10 @@ import type { Providers } from '../auth/providers/create-providers.js';
 import { providerKinds, providerNames, type ProviderKind } from '../auth/providers/provider-kinds.js';
 import { ProviderSignInRefusedError, type ProviderRefusal } from '../auth/providers/provider-sign-in-service.js';
 import type { HostCookie } from '../http/host-cookie.js';
+import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { requestClient } from '../http/request-client.js';
+import { ThrottledError } from '../auth/throttling/throttled-error.js';
+import { retryInWords } from './retry-in-words.js';
 import { proceedAfterFirstFactor, type SessionEntry } from './enter-session.js';
 import { ErrorPage } from './error-page.js';
 import type { PageRenderer } from './page-renderer.js';
@@ -57,10 +60,16 @@ export function providerSignInPages(router: Router, deps: ProviderSignInPagesDep
       if (organization === undefined || !organization.providers.includes(provider)) return refuse(ctx, provider, 'not_enabled');
       const next = safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined);
       let started: { url: URL; token: string };
+      const at = now();
       try {
-        started = await providers.signIn.start(organization.orgId, provider, next, now());
+        started = await providers.signIn.start(organization.orgId, provider, next, ctx.ip, at);
       } catch (error) {
         if (error instanceof ProviderSignInRefusedError) return refuse(ctx, provider, error.reason);
+        if (error instanceof ThrottledError) {
+          sendRateLimitHeaders(ctx, error.decision, at.getTime());
+          const text = `Too many sign-ins were started from your network. Try again in ${retryInWords(error.decision, at)}.`;
+          return renderer.send(ctx, { status: 429, title: 'Sign-in refused' }, <ErrorPage status={429} title="Sign-in refused" text={text} />);
+        }
         deps.logger.warn({ err: error, provider }, 'provider sign-in could not start');
         const text = `${providerNames[provider]} could not be reached. Try again in a moment.`;
         return renderer.send(ctx, { status: 502, title: 'Sign-in failed' }, <ErrorPage status={502} title="Sign-in failed" text={text} />);

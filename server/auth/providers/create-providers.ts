@@ -8,6 +8,7 @@ import { IdentityProvidersService, type ProviderOrganizations } from './identity
 import type { ProviderEndpoints } from './provider-endpoints.js';
 import { ProviderSignInService, type ProviderSessions, type ProviderUsers } from './provider-sign-in-service.js';
 import { ProviderSignIns } from './provider-sign-ins.js';
+import { ProviderStartLimit } from './provider-start-limit.js';
 import { UserIdentitiesRepository } from './user-identities-repository.js';
 import { UserIdentitiesService } from './user-identities-service.js';
 
@@ -31,7 +32,7 @@ export function createProviders({ db, users, organizations, sessions, secretBox,
   const identitiesRepository = new UserIdentitiesRepository(db);
   const settings = new IdentityProvidersService(new IdentityProvidersRepository(db), organizations, secretBox, endpoints, publicUrl.replace(/\/+$/, ''), audit, transaction);
   const identities = new UserIdentitiesService(identitiesRepository, users, audit, transaction);
-  const signIn = new ProviderSignInService(settings, new ProviderSignIns(), identitiesRepository, users, sessions, audit, transaction);
+  const signIn = new ProviderSignInService(settings, new ProviderSignIns(), new ProviderStartLimit(), identitiesRepository, users, sessions, audit, transaction);
   return {
     providers: { settings, identities, signIn },
     routes: (now: () => Date): RouteDefinition[] => identityProvidersRoutes(settings, identities, now),

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { providerKinds, type ProviderKind } from '../../../../server/auth/providers/provider-kinds.js';
+import { providerStartsPerAddress } from '../../../../server/auth/providers/provider-start-limit.js';
 import { startFakeIdentityProviders, type FakeAccount, type FakeApproval } from '../../../helpers/fake-identity-providers.js';
 import { PageClient, type PageResponse } from '../../../helpers/page-client.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
@@ -8,7 +9,8 @@ import { enrollTotp } from '../../../helpers/two-factor.js';
 
 const fake = await startFakeIdentityProviders();
 t.teardown(fake.close);
-const server = await startTestServer({ providerEndpoints: fake.endpoints });
+// Behind a trusted proxy (this test), so one test can come from other addresses.
+const server = await startTestServer({ providerEndpoints: fake.endpoints, trustedProxies: ['127.0.0.1'] });
 t.teardown(server.close);
 const tenant = createTenant(server.services, server.clock.now, 'enterprise', 'Acme Social');
 const admin = createUserKey(server.services, tenant.orgId, server.clock.now, 'admin', 'write', ['databases', 'api_keys']);
@@ -187,4 +189,18 @@ t.test('users list and unlink their identities, but never their last way to sign
   const unlinked = await signInThrough('github', account);
   t.equal(unlinked.back.status, 303, 'an unlinked identity links again by its verified email');
   t.equal((await server.request('GET', '/v1/audit-log?action=identity.unlinked', { key: admin.key })).body.data.length, 1);
+});
+
+t.test('one client address starts a limited number of sign-ins, so it cannot push out everyone else\'s', async (t) => {
+  const flooder = new PageClient(server.url);
+  const from = { 'x-forwarded-for': '203.0.113.9' };
+  for (let started = 0; started < providerStartsPerAddress; started++) {
+    const start = await flooder.get('/orgs/acme-social/auth/github', from);
+    if (start.status !== 303) throw new Error(`start ${started}: ${start.status}`);
+  }
+  const refused = await flooder.get('/orgs/acme-social/auth/github', from);
+  t.equal(refused.status, 429);
+  t.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+  t.match(refused.text, 'Too many sign-ins were started from your network');
+  t.equal((await flooder.get('/orgs/acme-social/auth/github', { 'x-forwarded-for': '203.0.113.10' })).status, 303, 'another address still starts');
 });
