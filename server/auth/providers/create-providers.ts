@@ -8,9 +8,12 @@ import { IdentityProvidersService, type ProviderOrganizations } from './identity
 import type { ProviderEndpoints } from './provider-endpoints.js';
 import { ProviderSignInService, type ProviderSessions, type ProviderUsers } from './provider-sign-in-service.js';
 import { ProviderSignIns } from './provider-sign-ins.js';
-import { ProviderStartLimit } from './provider-start-limit.js';
+import { AddressLimit } from '../throttling/address-limit.js';
 import { UserIdentitiesRepository } from './user-identities-repository.js';
 import { UserIdentitiesService } from './user-identities-service.js';
+
+/** Sign-ins one client address may start in 15 minutes, so it cannot push out everyone else's or relay requests to the provider. */
+export const providerStartsPerAddress = 60;
 
 export interface ProvidersDependencies {
   db: Db;
@@ -32,7 +35,7 @@ export function createProviders({ db, users, organizations, sessions, secretBox,
   const identitiesRepository = new UserIdentitiesRepository(db);
   const settings = new IdentityProvidersService(new IdentityProvidersRepository(db), organizations, secretBox, endpoints, publicUrl.replace(/\/+$/, ''), audit, transaction);
   const identities = new UserIdentitiesService(identitiesRepository, users, audit, transaction);
-  const signIn = new ProviderSignInService(settings, new ProviderSignIns(), new ProviderStartLimit(), identitiesRepository, users, sessions, audit, transaction);
+  const signIn = new ProviderSignInService(settings, new ProviderSignIns(), new AddressLimit(providerStartsPerAddress, 15 * 60_000), identitiesRepository, users, sessions, audit, transaction);
   return {
     providers: { settings, identities, signIn },
     routes: (now: () => Date): RouteDefinition[] => identityProvidersRoutes(settings, identities, now),

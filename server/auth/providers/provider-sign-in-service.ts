@@ -8,7 +8,7 @@ import type { IdentityProvidersService } from './identity-providers-service.js';
 import { ProviderRefusedError, type ProviderProfile } from './provider-client.js';
 import type { ProviderKind } from './provider-kinds.js';
 import type { ProviderSignIns } from './provider-sign-ins.js';
-import type { ProviderStartLimit } from './provider-start-limit.js';
+import type { AddressLimit } from '../throttling/address-limit.js';
 import { ThrottledError } from '../throttling/throttled-error.js';
 import type { UserIdentitiesRepository, UserIdentityRow } from './user-identities-repository.js';
 
@@ -45,7 +45,8 @@ export class ProviderSignInService {
   constructor(
     private readonly providers: IdentityProvidersService,
     private readonly signIns: ProviderSignIns,
-    private readonly startLimit: ProviderStartLimit,
+    /** Sign-ins a client address may start: each holds a place among those in flight and may cost a request to the provider. */
+    private readonly startLimit: AddressLimit,
     private readonly identities: UserIdentitiesRepository,
     private readonly users: ProviderUsers,
     private readonly sessions: ProviderSessions,
@@ -56,7 +57,7 @@ export class ProviderSignInService {
   /** Where to send the browser, and the token it holds until it comes back; throws ThrottledError past the address's limit. */
   async start(orgId: string, provider: ProviderKind, next: string, ip: string, now: Date): Promise<{ url: URL; token: string }> {
     const row = this.#enabledRow(orgId, provider);
-    const decision = this.startLimit.start(ip, now.getTime());
+    const decision = this.startLimit.take(ip, now.getTime());
     if (!decision.allowed) throw new ThrottledError(decision, now.getTime());
     const { url, checks } = await this.providers.client(row).authorizationUrl();
     return { url, token: this.signIns.begin({ orgId, provider, next, ...checks }, now) };

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { providerKinds, type ProviderKind } from '../../../../server/auth/providers/provider-kinds.js';
-import { providerStartsPerAddress } from '../../../../server/auth/providers/provider-start-limit.js';
+import { providerStartsPerAddress } from '../../../../server/auth/providers/create-providers.js';
 import { startFakeIdentityProviders, type FakeAccount, type FakeApproval } from '../../../helpers/fake-identity-providers.js';
 import { PageClient, type PageResponse } from '../../../helpers/page-client.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
