@@ -40,6 +40,8 @@ export interface FakeIdentityProviders {
   clients: Map<string, string>;
   /** Token requests answered, by outcome, in order (for tests that count them). */
   tokenRequests: string[];
+  /** OpenID configuration documents served. */
+  discoveries: number;
   /** The account signed in at the provider when a real browser reaches its authorization endpoint: it approves at once. */
   browserAccount: FakeAccount | undefined;
   /**
@@ -73,6 +75,7 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
     gitlabUrl: `${url}/gitlab`,
     clients: new Map(),
     tokenRequests: [],
+    discoveries: 0,
     browserAccount: undefined,
     approve(authorizationUrl, account, approval = {}) {
       const request = new URL(authorizationUrl);
@@ -126,6 +129,7 @@ export async function startFakeIdentityProviders(): Promise<FakeIdentityProvider
     }
     const oidcBase = path.startsWith('/google/') ? `${url}/google` : microsoftTenant.test(path) ? `${url}${microsoftTenant.exec(path)![0]}` : undefined;
     if (request.method === 'GET' && oidcBase !== undefined && path === `${new URL(oidcBase).pathname}/.well-known/openid-configuration`) {
+      fake.discoveries++;
       return json(response, 200, {
         issuer: oidcBase,
         authorization_endpoint: `${oidcBase}/authorize`,

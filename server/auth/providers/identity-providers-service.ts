@@ -26,6 +26,9 @@ export interface ProviderOrganizations {
 
 /** The providers each organization set up for sign-in; client secrets sealed at rest, never shown again. */
 export class IdentityProvidersService {
+  /** By organization and provider; one per pair at most, dropped when its settings change. */
+  readonly #clients = new Map<string, { updatedAt: string; client: ProviderClient }>();
+
   constructor(
     private readonly providers: IdentityProvidersRepository,
     private readonly organizations: ProviderOrganizations,
@@ -66,6 +69,7 @@ export class IdentityProvidersService {
     };
     return this.transaction(() => {
       this.providers.save(row);
+      this.#clients.delete(`${origin.orgId}:${provider}`);
       const details = { client_id: row.client_id, base_url: row.base_url, tenant: row.tenant, enabled: input.enabled, client_secret_changed: input.client_secret !== undefined };
       this.audit.record({ origin, action: 'identity_provider.updated', target: { type: 'identity_provider', id: provider }, details }, now);
       return row;
@@ -81,6 +85,7 @@ export class IdentityProvidersService {
   delete(origin: AuditOrigin, provider: ProviderKind, now: Date): void {
     this.transaction(() => {
       if (!this.providers.delete(origin.orgId, provider)) throw new NotFoundError(`${provider} is not set up`, 'provider');
+      this.#clients.delete(`${origin.orgId}:${provider}`);
       this.audit.record({ origin, action: 'identity_provider.deleted', target: { type: 'identity_provider', id: provider } }, now);
     });
   }
@@ -100,10 +105,16 @@ export class IdentityProvidersService {
     return `${this.authUrl}/orgs/${encodeURIComponent(slug)}/auth/${provider}/callback`;
   }
 
+  /** The client for these settings, kept while they stay the same: an OpenID provider's discovery and keys are then fetched once, not at every sign-in. */
   client(row: IdentityProviderRow): ProviderClient {
+    const key = `${row.org_id}:${row.provider}`;
+    const kept = this.#clients.get(key);
+    if (kept?.updatedAt === row.updated_at) return kept.client;
     const clientSecret = this.secretBox.open(row.client_secret, sealedFor(row.org_id, row.provider));
     const setup = { provider: row.provider, clientId: row.client_id, clientSecret, redirectUri: this.callbackUrl(row.org_id, row.provider), baseUrl: row.base_url, tenant: row.tenant };
-    return providerClient(setup, this.endpoints);
+    const client = providerClient(setup, this.endpoints);
+    this.#clients.set(key, { updatedAt: row.updated_at, client });
+    return client;
   }
 }
 

@@ -68,12 +68,17 @@ export class OidcProviderClient implements ProviderClient {
     }
   }
 
-  /** Discovery at most once per client (a client lives for one request). */
+  /** Discovery once per client; a failed one is tried again next time. */
   #discover(): Promise<oidc.Configuration> {
-    this.#configuration ??= oidc.discovery(this.issuer, this.settings.clientId, this.settings.clientSecret, undefined, {
-      ...(this.allowInsecureRequests && { execute: [oidc.allowInsecureRequests] }),
-      timeout: 10,
-    });
+    this.#configuration ??= oidc
+      .discovery(this.issuer, this.settings.clientId, this.settings.clientSecret, undefined, {
+        ...(this.allowInsecureRequests && { execute: [oidc.allowInsecureRequests] }),
+        timeout: 10,
+      })
+      .catch((error: unknown) => {
+        this.#configuration = undefined;
+        throw error;
+      });
     return this.#configuration;
   }
 }

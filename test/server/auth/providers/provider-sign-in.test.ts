@@ -90,6 +90,7 @@ t.test('each provider signs an existing account in by its verified email, links 
   }
   const audit = await server.request('GET', '/v1/audit-log?action=identity.linked', { key: admin.key });
   t.equal(audit.body.data.length, 4);
+  t.equal(fake.discoveries, 2, 'one OpenID discovery for Google and one for Microsoft, whatever the number of sign-ins');
 });
 
 t.test('an unverified email is never linked to the account that has it', async (t) => {
