@@ -32,6 +32,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
       accounts: services.accounts,
       oauth: services.oauth,
       saml: services.saml,
+      providers: services.providers,
       sessionCookie: pageSessions.cookie,
       credentials: pageSessions.credentials,
       publicUrl: options.publicUrl ?? 'http://localhost',

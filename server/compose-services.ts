@@ -11,6 +11,8 @@ import { sessionLocator } from './auth/sessions/session-location.js';
 import { createIdentity } from './auth/identity/create-identity.js';
 import { createOAuth } from './auth/oauth/create-oauth.js';
 import { createSaml } from './auth/saml/create-saml.js';
+import { createProviders } from './auth/providers/create-providers.js';
+import { publicProviderEndpoints, type ProviderEndpoints } from './auth/providers/provider-endpoints.js';
 import { createDatabases } from './databases/create-databases.js';
 import type { RouteDefinition } from './http/route.js';
 import type { ScrapeSources } from './metrics-endpoint/server-metrics.js';
@@ -47,6 +49,8 @@ export interface CompositionOptions {
   smsSender?: SmsSender;
   /** Config geoip.database, opened: where sessions are. */
   geoip?: Reader<CityResponse>;
+  /** Where GitHub, Google and Microsoft are (default: the public services); tests point them at local fakes. */
+  providerEndpoints?: ProviderEndpoints;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -153,6 +157,17 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     publicUrl,
     transaction,
   });
+  const providers = createProviders({
+    db,
+    users,
+    organizations,
+    sessions: accounts.accounts.signIn,
+    secretBox,
+    endpoints: options.providerEndpoints ?? publicProviderEndpoints,
+    publicUrl,
+    audit: audit.audit,
+    transaction,
+  });
 
   return {
     catalog,
@@ -165,6 +180,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       oauth: oauth.oauth,
       /** SAML single sign-on: settings, test and the sign-in at the ACS. */
       saml: saml.saml,
+      /** Sign-in through GitHub, Google, Microsoft and GitLab: the organization's settings, the sign-in, users' identities. */
+      providers: providers.providers,
       databases: databases.databases,
       agents: agents.agents,
       ingest: metrics.ingest,
@@ -208,6 +225,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       ...accounts.routes(now),
       ...oauth.routes(now),
       ...saml.routes(now),
+      ...providers.routes(now),
       ...audit.routes(),
       ...databases.routes(now),
       ...metrics.routes({ databases: databases.databases, agents: agents.agents, counter, now }),

@@ -1,7 +1,7 @@
 import { randomBase62 } from './base62.js';
 
 export type IdPrefix =
-  | 'db' | 'query' | 'alert' | 'rule' | 'opt' | 'key' | 'usr' | 'org' | 'sess' | 'wh' | 'evt' | 'agent' | 'sa' | 'job' | 'aud' | 'app' | 'authz' | 'grant';
+  | 'db' | 'query' | 'alert' | 'rule' | 'opt' | 'key' | 'usr' | 'org' | 'sess' | 'wh' | 'evt' | 'agent' | 'sa' | 'job' | 'aud' | 'app' | 'authz' | 'grant' | 'idn';
 
 const idLength = 22;
 

@@ -59,6 +59,7 @@ export const errorCodes = [
   'sms_not_sent',
   'saml_test_required',
   'single_sign_on_required',
+  'last_sign_in_method',
 ] as const;
 
 export const errorBody = z

@@ -1,4 +1,5 @@
 import { SsoEntry } from './sso-entry.js';
+import { ProviderButtons, type ProviderChoices } from './provider-buttons.js';
 
 export interface LoginPageProps {
   csrfToken: string;
@@ -10,9 +11,11 @@ export interface LoginPageProps {
   notice?: string | undefined;
   /** The slug of an organization with SAML enabled: a "Sign in with SSO" entry leads to it. */
   ssoSlug?: string | undefined;
+  /** The organization named by `?org=` or `{org_url}/login`, and its sign-in providers. */
+  providers?: ProviderChoices | undefined;
 }
 
-export function LoginPage({ csrfToken, next, email, error, notice, ssoSlug }: LoginPageProps) {
+export function LoginPage({ csrfToken, next, email, error, notice, ssoSlug, providers }: LoginPageProps) {
   return (
     <section class="card" aria-labelledby="login-title">
       <h1 id="login-title">Sign in to dbmon</h1>
@@ -48,6 +51,7 @@ export function LoginPage({ csrfToken, next, email, error, notice, ssoSlug }: Lo
         <button type="submit">Sign in</button>
       </form>
       {ssoSlug !== undefined && <SsoEntry slug={ssoSlug} />}
+      <ProviderButtons choices={providers} next={next} />
       <p class="muted after-form">
         <a href="/password-reset">Forgot your password?</a>
       </p>

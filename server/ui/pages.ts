@@ -6,6 +6,7 @@ import type { CredentialResolver } from '../auth/credentials/credential-resolver
 import type { CsrfTokenSource } from '../auth/credentials/session-cookie-resolver.js';
 import type { OAuth } from '../auth/oauth/create-oauth.js';
 import type { Saml } from '../auth/saml/create-saml.js';
+import type { Providers } from '../auth/providers/create-providers.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
@@ -15,6 +16,7 @@ import { unmatched } from '../http/unmatched.js';
 import { dashboardPages, type DatabaseDirectory } from './dashboard-pages.js';
 import { formBody, formField } from './form-body.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
+import { identityProviderPages } from './identity-provider-pages.js';
 import { linkPagePaths, linkPages } from './link-pages.js';
 import { LoginCsrf } from './login-csrf.js';
 import { oauthAuthorizePages } from './oauth-authorize-pages.js';
@@ -22,6 +24,7 @@ import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { samlAcsPath, samlPages } from './saml-pages.js';
 import { samlSettingsPages } from './saml-settings-pages.js';
+import { providerSignInPages } from './provider-sign-in-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -32,6 +35,8 @@ export interface PagesDependencies {
   oauth: OAuth;
   /** SAML sign-in under `{org_url}/auth/saml`. */
   saml: Saml;
+  /** Sign-in through the organization's GitHub, Google, Microsoft and GitLab. */
+  providers: Providers;
   sessionCookie: SessionCookie;
   /** The pages' credential: the session cookie (refused outside the organization's IP allowlist), its CSRF token read by `csrfToken`. */
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
@@ -58,9 +63,11 @@ export function pages(deps: PagesDependencies): Middleware {
   const loginCsrf = new LoginCsrf(deps.publicUrl);
   const pendingSignInCookie = new HostCookie(deps.publicUrl, 'dbmon_pending_sign_in');
   signInPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer }, signedIn);
+  providerSignInPages(router, { ...deps, pendingSignInCookie, providerSignInCookie: new HostCookie(deps.publicUrl, 'dbmon_provider_sign_in'), loginCsrf, renderer });
   linkPages(router, { ...deps, pendingSignInCookie, loginCsrf, renderer });
   dashboardPages(router, deps.accounts, deps.databases, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
+  identityProviderPages(router, deps.accounts, deps.providers, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);

@@ -4,6 +4,7 @@ import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Accounts } from '../auth/create-accounts.js';
 import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import type { Saml } from '../auth/saml/create-saml.js';
+import type { Providers } from '../auth/providers/create-providers.js';
 import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { SignInThrottledError, type SignedIn, type SignInOutcome } from '../auth/sessions/sign-in-service.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
@@ -11,7 +12,7 @@ import { secondFactorKinds } from '../auth/two-factor/two-factor-service.js';
 import { ApiError, AuthenticationError, PermissionError } from '../errors.js';
 import type { HostCookie } from '../http/host-cookie.js';
 import { sendRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { enrollmentPath } from './enrollment-path.js';
+import { enterSession, proceedAfterFirstFactor } from './enter-session.js';
 import { formField } from './form-body.js';
 import { LoginPage, type LoginPageProps } from './login-page.js';
 import type { LoginCsrf } from './login-csrf.js';
@@ -32,6 +33,8 @@ export interface SignInPagesDependencies {
   pendingSignInCookie: HostCookie;
   loginCsrf: LoginCsrf;
   renderer: PageRenderer;
+  /** The sign-in providers of the organization a sign-in page names (`?org=`). */
+  providers: Providers;
   now: () => Date;
 }
 
@@ -48,6 +51,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
     showLogin(ctx, 200, {
       ...(next !== '/' && { next }),
       ...(saml.signIn.offersSso(org) && { ssoSlug: org }),
+      providers: org === '' ? undefined : deps.providers.settings.signInChoices(org),
       ...(ctx.query.signed_out === '1' && { notice: 'You have signed out.' }),
     });
   });
@@ -71,11 +75,7 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       if (error instanceof AuthenticationError) return refuse(401, 'The email or password is wrong.');
       throw error;
     }
-    if (outcome.kind === 'second_factor') {
-      ctx.append('Set-Cookie', pendingSignInCookie.issue(outcome.pendingToken));
-      return seeOther(ctx, next === '/' ? '/login/two-factor' : `/login/two-factor?${new URLSearchParams({ next })}`);
-    }
-    enterSession(ctx, outcome, next, at);
+    proceedAfterFirstFactor(ctx, deps, outcome, next, at);
   });
 
   /** The second-factor page with the ways the pending user has (none once the pending sign-in is gone). */
@@ -133,16 +133,8 @@ export function signInPages(router: Router, deps: SignInPagesDependencies, signe
       throw error;
     }
     ctx.append('Set-Cookie', pendingSignInCookie.clear());
-    enterSession(ctx, started, next, at);
+    enterSession(ctx, deps, started, next, at);
   });
-
-  /** A session started: the browser gets its cookie and goes on, first to set up a second factor if the organization asks for one. */
-  function enterSession(ctx: Context, started: SignedIn, next: string, at: Date): void {
-    loginCsrf.spend(ctx);
-    ctx.append('Set-Cookie', sessionCookie.issue(started.token));
-    const standing = accounts.twoFactorStandings.of(started.user.org_id, started.user.id, at);
-    seeOther(ctx, standing.state === 'satisfied' ? next : enrollmentPath(next));
-  }
 
   router.get('/logout', signedIn, (ctx) => {
     const viewer = viewerOf(ctx, accounts);

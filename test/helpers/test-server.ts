@@ -23,6 +23,7 @@ import type { Db } from '../../server/storage/open-database.js';
 import type { Plan } from '../../server/auth/identity/plans.js';
 import type { Access, Role, Scope } from '../../server/auth/permissions.js';
 import { openApiResponseChecker } from './openapi-response-check.js';
+import type { ProviderEndpoints } from '../../server/auth/providers/provider-endpoints.js';
 
 export interface TestServer {
   url: string;
@@ -87,6 +88,8 @@ export async function startTestServer(
     geoipDatabase?: string;
     /** Config sms.*: the sender of SMS codes (none: SMS is not offered). */
     sms?: SmsSettings;
+    /** Where GitHub, Google and Microsoft are: local fakes (test/helpers/fake-identity-providers.ts). */
+    providerEndpoints?: ProviderEndpoints;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -118,6 +121,7 @@ export async function startTestServer(
     version: 'test',
     ...(options.trustedProxies && { trustedProxies: options.trustedProxies }),
     ...(options.publicUrl && { publicUrl: options.publicUrl }),
+    ...(options.providerEndpoints && { providerEndpoints: options.providerEndpoints }),
     ...(options.geoipDatabase !== undefined && { geoip: await openGeoipDatabase(options.geoipDatabase) }),
   });
   const { app, services } = composed;

@@ -2,7 +2,7 @@ import { newId } from '../../crypto/new-id.js';
 import type { AuditOrigin } from './audit-origin.js';
 import type { AuditFilter, AuditRepository, AuditRow } from './audit-repository.js';
 
-/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, allowlist refusals, OAuth applications and authorizations, SAML settings, tests, refused responses and owners' password fallback. */
+/** What the audit log records: sign-ins, sessions, keys, users, roles, second factors, the organization and its settings, allowlist refusals, OAuth applications and authorizations, SAML settings, tests, refused responses and owners' password fallback, sign-in providers and linked identities. */
 export const auditActions = [
   'sign_in.succeeded',
   'sign_in.failed',
@@ -32,6 +32,10 @@ export const auditActions = [
   'saml.tested',
   'saml.response_refused',
   'saml.password_fallback',
+  'identity_provider.updated',
+  'identity_provider.deleted',
+  'identity.linked',
+  'identity.unlinked',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];
 

@@ -1,4 +1,4 @@
-import { rateLimitAddress } from '../../http/rate-limit-address.js';
+import { AddressLimit } from '../throttling/address-limit.js';
 import type { ThrottleDecision } from '../throttling/throttled-error.js';
 import { WindowedCounter } from '../throttling/windowed-counter.js';
 
@@ -13,17 +13,12 @@ const resetWindowMs = 3_600_000;
  * shows whether an email has an account.
  */
 export class ResetRequestLimit {
-  readonly #addresses = new WindowedCounter(resetWindowMs);
+  readonly #addresses = new AddressLimit(resetRequestsPerAddress, resetWindowMs);
   readonly #accounts = new WindowedCounter(resetWindowMs);
 
   /** Counts a request from `ip`, or refuses it when the address has used its requests. */
   request(ip: string, nowMs: number): ThrottleDecision {
-    const address = rateLimitAddress(ip);
-    const used = this.#addresses.current(address, nowMs)?.count ?? 0;
-    const resetAt = this.#addresses.resetAt(address, nowMs);
-    if (used >= resetRequestsPerAddress) return { allowed: false, limit: resetRequestsPerAddress, remaining: 0, resetAt };
-    this.#addresses.add(address, nowMs, 1);
-    return { allowed: true, limit: resetRequestsPerAddress, remaining: resetRequestsPerAddress - used - 1, resetAt };
+    return this.#addresses.take(ip, nowMs);
   }
 
   /** Counts a mail to the user, or says there have been enough this hour. */

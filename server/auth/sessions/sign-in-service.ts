@@ -89,8 +89,11 @@ export class SignInService {
     return this.#proceed(user, client, via, now);
   }
 
-  /** A user whom the organization's identity provider vouched for: the second factor is still asked for unless the organization accepts the provider's. */
-  signInThroughIdentityProvider(user: User, client: SessionClient, via: string, providerSatisfiesSecondFactor: boolean, now: Date): SignInOutcome {
+  /**
+   * A user an identity provider vouched for (`via` names it in the audit log): the provider stands for
+   * the password, and the second factor is still asked for unless the organization accepts the provider's.
+   */
+  signInThroughIdentityProvider(user: User, client: SessionClient & { currentToken?: string | undefined }, via: string, providerSatisfiesSecondFactor: boolean, now: Date): SignInOutcome {
     if (providerSatisfiesSecondFactor) return { kind: 'signed_in', ...this.complete(user, client, [via], now) };
     return this.#proceed(user, client, via, now);
   }
