@@ -24,11 +24,18 @@ const hour = 3_600_000;
 
 const { dir, fleet } = await fleetState(flags);
 const now = new Date(fleet.endMs);
-const { server, db, services } = await openFleet(flags.root, dir, now);
-const { historyQuery } = await server.load('server/metrics/metrics-schema.js');
-const { createServerMetrics } = await server.load('server/metrics-endpoint/create-server-metrics.js');
-const parseHistoryQuery = historyQuery(services.catalog);
-const databases = fleet.databases.map(({ id }) => services.databaseRows.findAnyOrg(id));
+const { server, db, services, catalog, scrapeSources } = await openFleet(flags.root, dir, now);
+const [{ historyQuery }, { MetricsService }, { SamplesRepository }, { defaultRetention }, { ServerMetrics }] = await Promise.all([
+  server.load('server/metrics/metrics-schema.js'),
+  server.load('server/metrics/metrics-service.js'),
+  server.load('server/metrics/samples-repository.js'),
+  server.load('server/metrics/retention.js'),
+  server.load('server/metrics-endpoint/server-metrics.js'),
+]);
+// The history service as the metrics feature makes it (the composition does not hand it out).
+const history = new MetricsService(new SamplesRepository(db, catalog), defaultRetention, catalog);
+const parseHistoryQuery = historyQuery(catalog);
+const databases = fleet.databases.map(({ id }) => services.databases.findAnyOrg(id));
 
 /** Milliseconds per call of `work`, `requests` times at most, for `seconds` at most. */
 async function timed(work) {
@@ -65,14 +72,14 @@ for (const shape of shapes) {
   });
   let points = 0;
   const times = await timed((i) => {
-    const answer = services.metrics.history(databases[i % databases.length], query, now);
+    const answer = history.history(databases[i % databases.length], query, now);
     points = answer.data.length;
     return JSON.stringify(answer).length;
   });
   report(`${shape.name} (${points} points)`, times);
 }
 
-const serverMetrics = createServerMetrics(services, () => now);
+const serverMetrics = new ServerMetrics({ ...scrapeSources, now: () => now }, catalog);
 let scrapeBytes = 0;
 const scrapes = await timed(async () => {
   scrapeBytes = (await serverMetrics.metrics()).length;
@@ -86,7 +93,7 @@ if (!flags['skip-bytes']) {
       .pluck()
       .get(table);
   const rawRows = db.prepare('SELECT count(*) FROM samples').pluck().get();
-  const rawValues = rawRows * services.catalog.filter((metric) => metric.history.includes('raw')).length;
+  const rawValues = rawRows * catalog.filter((metric) => metric.history.includes('raw')).length;
   const rawBytes = pagesOf('samples');
   const rollupBytes = pagesOf('sample_rollups');
   out(`bytes per raw value: ${(rawBytes / rawValues).toFixed(1)} (samples with its indexes, ${(rawBytes / 2 ** 20).toFixed(0)} MiB, ${rawRows} rows)`);
