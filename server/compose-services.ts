@@ -108,6 +108,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   });
   const alerts = createAlerts({
     db,
+    generations,
     databases: databases.records,
     resumes: databases.resumes,
     samples: metrics.samples,
