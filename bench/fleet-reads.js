@@ -8,7 +8,8 @@
 // Server time is the service call and the JSON serialisation of its answer (what a request adds to
 // authentication and routing), measured around each call; databases are taken in turn. Each shape
 // runs `--requests` times or for `--seconds`, whichever ends first, after 3 unmeasured calls. The
-// clock the server is given is the end of the stored history. Nothing is written.
+// clock the server is given is the end of the stored history. Nothing is written. CPU is this
+// process's (process.cpuUsage) over the measured calls, per call: the figure to read on a loaded machine.
 import { performance } from 'node:perf_hooks';
 import { describeRun, fleetArgs, fleetState, openFleet } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
@@ -37,22 +38,24 @@ const history = new MetricsService(new SamplesRepository(db, catalog), defaultRe
 const parseHistoryQuery = historyQuery(catalog);
 const databases = fleet.databases.map(({ id }) => services.databases.findAnyOrg(id));
 
-/** Milliseconds per call of `work`, `requests` times at most, for `seconds` at most. */
+/** Milliseconds per call of `work` (wall, each call), `requests` times at most, for `seconds` at most, and the mean CPU milliseconds per call. */
 async function timed(work) {
   for (let i = 0; i < 3; i++) await work(i);
   const times = [];
   const deadline = performance.now() + seconds * 1000;
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < requests && performance.now() < deadline; i++) {
     const started = performance.now();
     await work(i);
     times.push(performance.now() - started);
   }
-  return times;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { times, cpuMs: (cpu.user + cpu.system) / 1000 / times.length };
 }
 
-function report(name, times) {
+function report(name, { times, cpuMs }) {
   const f = (ms) => ms.toFixed(ms < 10 ? 2 : 0).padStart(8);
-  out(`${name.padEnd(44)} p50 ${f(percentile(times, 0.5))} ms  p99 ${f(percentile(times, 0.99))} ms  max ${f(Math.max(...times))} ms  (${times.length} calls)`);
+  out(`${name.padEnd(44)} p50 ${f(percentile(times, 0.5))} ms  p99 ${f(percentile(times, 0.99))} ms  max ${f(Math.max(...times))} ms  CPU ${f(cpuMs)} ms  (${times.length} calls)`);
 }
 
 const shapes = [
@@ -71,12 +74,12 @@ for (const shape of shapes) {
     to: new Date(fleet.endMs).toISOString(),
   });
   let points = 0;
-  const times = await timed((i) => {
+  const timing = await timed((i) => {
     const answer = history.history(databases[i % databases.length], query, now);
     points = answer.data.length;
     return JSON.stringify(answer).length;
   });
-  report(`${shape.name} (${points} points)`, times);
+  report(`${shape.name} (${points} points)`, timing);
 }
 
 const serverMetrics = new ServerMetrics({ ...scrapeSources, now: () => now }, catalog);
