@@ -27,9 +27,11 @@ const warmup = integerFlag(flags, 'warmup', 0);
 const tickMs = 10_000;
 const batchesPerTick = 4;
 
+// Whole hours: two runs in the same hour (main's and this checkout's) collect the same values.
+const t0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - (ticks + warmup) * tickMs;
 const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-fleet-alerts-'));
 const server = await loadServer(flags.root);
-const { catalog, db, services } = await compose(new Date(Date.now() - (ticks + warmup + 10) * tickMs));
+const { catalog, db, services } = await compose(new Date(t0 - tickMs));
 
 /** The checkout's composition over the state directory at `now` (a second call reopens it). */
 async function compose(now) {
@@ -38,7 +40,6 @@ async function compose(now) {
   return { db, ...server.composeServices(db, secretKey, { startedAt: now }) };
 }
 
-const t0 = Date.now() - (ticks + warmup + 5) * tickMs;
 const organization = services.identity.createOrganization({ name: 'alerts', plan: 'enterprise' }, new Date(t0 - tickMs));
 const databases = Array.from({ length: flags.databases }, (_, index) => {
   const input = server.databaseCreateBody.parse({

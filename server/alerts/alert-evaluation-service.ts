@@ -1,11 +1,12 @@
 import { newId } from '../crypto/new-id.js';
+import type { MetricDefinition } from '../../common/metric-catalog.js';
 import { presentDatabase } from '../databases/database-presenter.js';
 import { deriveDatabaseStatus, isStale, reachabilityOf, staleReferenceMs, type ReachabilityInput } from '../databases/database-status.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { DatabaseStatus } from '../databases/databases-schema.js';
 import type { EventOutbox } from '../webhooks/event-outbox.js';
 import { alertMessage, evaluateAlerts, rulesThatCanAct, type AlertAction, type EvaluationInput, type ResolveReason } from './alert-evaluator.js';
-import { reachableMetric, statusMetric, statusValues, type EvaluatedSample } from './alert-metrics.js';
+import { reachableMetric, statusMetric, statusValues, storedMetricsOf, type EvaluatedSample } from './alert-metrics.js';
 import { presentAlert } from './alert-presenter.js';
 import type { AlertRuleIndex, ApplicableRules } from './alert-rule-index.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
@@ -28,8 +29,8 @@ export interface MonitoringResumes {
 /** The metrics feature's stored samples. */
 export interface EvaluatedSamples {
   latest(databaseId: string): EvaluatedSample | undefined;
-  /** Oldest first. */
-  since(databaseId: string, fromTs: number): EvaluatedSample[];
+  /** Oldest first: each sample's time and reachability, and the values of these metrics. */
+  since(databaseId: string, fromTs: number, metrics: readonly MetricDefinition[]): EvaluatedSample[];
 }
 
 export interface AlertEvaluationDependencies {
@@ -119,8 +120,6 @@ export class AlertEvaluationService {
     const monitoringSinceMs = Math.max(Date.parse(database.created_at), resumedAt, this.deps.startedAtMs ?? Number.NEGATIVE_INFINITY);
     const window = Math.max(nowMs - rules.longestHoldMs - 3 * intervalMs, resumedAt);
     let openAlerts = alerts.activeFor(database.id);
-    let history: EvaluatedSample[] | undefined;
-    const samplesInWindow = () => (history ??= lastSample === undefined ? [] : samples.since(database.id, Math.min(window, lastSample.ts)));
     const newest: EvaluationInput = {
       nowMs,
       monitoringEnabled,
@@ -133,6 +132,10 @@ export class AlertEvaluationService {
       suppressions: alerts.suppressionsFor(database.id),
     };
     const acting = rulesThatCanAct(newest);
+    let history: EvaluatedSample[] | undefined;
+    // What the acting rules watch; status rules read reachability alone, which every sample has.
+    const samplesInWindow = () =>
+      (history ??= lastSample === undefined ? [] : samples.since(database.id, Math.min(window, lastSample.ts), storedMetricsOf(acting.map((rule) => rule.metric))));
     // Status rules stay in the first pass so their open alerts do not count as of a rule gone.
     const input = { ...newest, rules: [...acting, ...rules.statusRules], samples: acting.length > 0 ? samplesInWindow() : newest.samples };
     const actions = evaluateAlerts(input);
