@@ -14,6 +14,8 @@ import { HealthGauges, type HealthSources } from './health-gauges.js';
 export interface ScrapeSources extends HealthSources {
   databases: () => DatabaseRow[];
   latestSample: (databaseId: string) => SampleRow | undefined;
+  /** The newest sample of every database that has one: what a scrape of the whole fleet reads. */
+  latestSamples: () => SampleRow[];
   /** When a collection last reached the database (ms); read only for a database whose newest sample did not. */
   lastReachedAt: (databaseId: string) => number | undefined;
   latestSnapshots: () => LatestSnapshotRow[];
@@ -166,7 +168,8 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   /** The server's own metrics, then every database's: one view of the databases per scrape, written in one pass. */
   async metrics(): Promise<string> {
     this.#health.refresh();
-    const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases());
+    const samples = new Map(this.sources.latestSamples().map((sample) => [sample.database_id, sample]));
+    const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases(), (id) => samples.get(id));
     return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
   }
 
@@ -182,7 +185,7 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   databaseMetrics(id: string): string | undefined {
     const database = this.sources.databases().find((row) => row.id === id);
     if (database === undefined) return undefined;
-    const views = databaseViews(this.sources, this.#exporterFamilies, [database]);
+    const views = databaseViews(this.sources, this.#exporterFamilies, [database], this.sources.latestSample);
     return databaseFamiliesText(this.#families, views, () => []) + exporterFamiliesText(views, () => []);
   }
 }
@@ -205,12 +208,17 @@ type LeadingLabels = (view: DatabaseView) => string[];
 
 const databaseLabels: LeadingLabels = ({ database }) => [`database_id="${escapeLabelValue(database.id)}"`, `database_name="${escapeLabelValue(database.name)}"`];
 
-function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, ExporterFamily>, databases: readonly DatabaseRow[]): DatabaseView[] {
+function databaseViews(
+  sources: ScrapeSources,
+  families: ReadonlyMap<string, ExporterFamily>,
+  databases: readonly DatabaseRow[],
+  latestSample: (databaseId: string) => SampleRow | undefined,
+): DatabaseView[] {
   const latest = new Map(sources.latestSnapshots().map((row) => [row.database_id, row]));
   const nowMs = sources.now().getTime();
   return databases.map((database) => {
     const snapshot = latest.get(database.id);
-    const sample = sources.latestSample(database.id);
+    const sample = latestSample(database.id);
     return {
       database,
       sample,

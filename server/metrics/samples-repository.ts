@@ -34,6 +34,7 @@ export class SamplesRepository {
   readonly #latest;
   readonly #lastReached;
   readonly #latestSnapshots;
+  readonly #latestOfEach;
   readonly #rates;
   readonly #expireRaw;
   readonly #expireRollups;
@@ -67,6 +68,10 @@ export class SamplesRepository {
       .prepare<[string], number>('SELECT ts FROM samples WHERE database_id = ? AND reachable = 1 ORDER BY ts DESC LIMIT 1')
       .pluck();
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
+    // One statement for what latest() reads per database: every database with samples has a latest snapshot.
+    this.#latestOfEach = db.prepare<[], SampleRow>(
+      'SELECT s.* FROM latest_snapshots l CROSS JOIN samples s WHERE s.rowid = (SELECT rowid FROM samples WHERE database_id = l.database_id ORDER BY ts DESC LIMIT 1)',
+    );
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
     // The range's latency is a histogram's only when every interval that weighs in was.
@@ -106,6 +111,11 @@ export class SamplesRepository {
 
   latest(databaseId: string): SampleRow | undefined {
     return this.#latest.get(databaseId);
+  }
+
+  /** The newest sample of every database that has one. */
+  latestOfEach(): SampleRow[] {
+    return this.#latestOfEach.all();
   }
 
   /** When a collection last reached the database (ms), among the samples retention keeps. */
