@@ -8,7 +8,8 @@
 // Server time is the service call and the JSON serialisation of its answer (what a request adds to
 // authentication and routing), measured around each call; databases are taken in turn. Each shape
 // runs `--requests` times or for `--seconds`, whichever ends first, after 3 unmeasured calls. The
-// clock the server is given is the end of the stored history. Nothing is written.
+// clock the server is given is the end of the stored history. Nothing is written. CPU is this
+// process's (process.cpuUsage) over the measured calls, per call: the figure to read on a loaded machine.
 import { performance } from 'node:perf_hooks';
 import { describeRun, fleetArgs, fleetState, openFleet } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
@@ -24,28 +25,37 @@ const hour = 3_600_000;
 
 const { dir, fleet } = await fleetState(flags);
 const now = new Date(fleet.endMs);
-const { server, db, services } = await openFleet(flags.root, dir, now);
-const { historyQuery } = await server.load('server/metrics/metrics-schema.js');
-const { createServerMetrics } = await server.load('server/metrics-endpoint/create-server-metrics.js');
-const parseHistoryQuery = historyQuery(services.catalog);
-const databases = fleet.databases.map(({ id }) => services.databaseRows.findAnyOrg(id));
+const { server, db, services, catalog, scrapeSources } = await openFleet(flags.root, dir, now);
+const [{ historyQuery }, { MetricsService }, { SamplesRepository }, { defaultRetention }, { ServerMetrics }] = await Promise.all([
+  server.load('server/metrics/metrics-schema.js'),
+  server.load('server/metrics/metrics-service.js'),
+  server.load('server/metrics/samples-repository.js'),
+  server.load('server/metrics/retention.js'),
+  server.load('server/metrics-endpoint/server-metrics.js'),
+]);
+// The history service as the metrics feature makes it (the composition does not hand it out).
+const history = new MetricsService(new SamplesRepository(db, catalog), defaultRetention, catalog);
+const parseHistoryQuery = historyQuery(catalog);
+const databases = fleet.databases.map(({ id }) => services.databases.findAnyOrg(id));
 
-/** Milliseconds per call of `work`, `requests` times at most, for `seconds` at most. */
+/** Milliseconds per call of `work` (wall, each call), `requests` times at most, for `seconds` at most, and the mean CPU milliseconds per call. */
 async function timed(work) {
   for (let i = 0; i < 3; i++) await work(i);
   const times = [];
   const deadline = performance.now() + seconds * 1000;
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < requests && performance.now() < deadline; i++) {
     const started = performance.now();
     await work(i);
     times.push(performance.now() - started);
   }
-  return times;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { times, cpuMs: (cpu.user + cpu.system) / 1000 / times.length };
 }
 
-function report(name, times) {
+function report(name, { times, cpuMs }) {
   const f = (ms) => ms.toFixed(ms < 10 ? 2 : 0).padStart(8);
-  out(`${name.padEnd(44)} p50 ${f(percentile(times, 0.5))} ms  p99 ${f(percentile(times, 0.99))} ms  max ${f(Math.max(...times))} ms  (${times.length} calls)`);
+  out(`${name.padEnd(44)} p50 ${f(percentile(times, 0.5))} ms  p99 ${f(percentile(times, 0.99))} ms  max ${f(Math.max(...times))} ms  CPU ${f(cpuMs)} ms  (${times.length} calls)`);
 }
 
 const shapes = [
@@ -64,15 +74,15 @@ for (const shape of shapes) {
     to: new Date(fleet.endMs).toISOString(),
   });
   let points = 0;
-  const times = await timed((i) => {
-    const answer = services.metrics.history(databases[i % databases.length], query, now);
+  const timing = await timed((i) => {
+    const answer = history.history(databases[i % databases.length], query, now);
     points = answer.data.length;
     return JSON.stringify(answer).length;
   });
-  report(`${shape.name} (${points} points)`, times);
+  report(`${shape.name} (${points} points)`, timing);
 }
 
-const serverMetrics = createServerMetrics(services, () => now);
+const serverMetrics = new ServerMetrics({ ...scrapeSources, now: () => now }, catalog);
 let scrapeBytes = 0;
 const scrapes = await timed(async () => {
   scrapeBytes = (await serverMetrics.metrics()).length;
@@ -86,7 +96,7 @@ if (!flags['skip-bytes']) {
       .pluck()
       .get(table);
   const rawRows = db.prepare('SELECT count(*) FROM samples').pluck().get();
-  const rawValues = rawRows * services.catalog.filter((metric) => metric.history.includes('raw')).length;
+  const rawValues = rawRows * catalog.filter((metric) => metric.history.includes('raw')).length;
   const rawBytes = pagesOf('samples');
   const rollupBytes = pagesOf('sample_rollups');
   out(`bytes per raw value: ${(rawBytes / rawValues).toFixed(1)} (samples with its indexes, ${(rawBytes / 2 ** 20).toFixed(0)} MiB, ${rawRows} rows)`);

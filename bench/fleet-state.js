@@ -33,14 +33,14 @@ const generatorVersion = 1;
 /** The modules of a checkout's dist/ that the fleet benches drive. */
 export async function loadServer(root) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [services, stateDir, migrate, schema] = await Promise.all([
-    load('server/services.js'),
+  const [composition, stateDir, migrate, schema] = await Promise.all([
+    load('server/compose-services.js'),
     load('server/state-dir.js'),
     load('server/storage/migrate.js'),
     load('server/databases/databases-schema.js'),
   ]);
   return {
-    createServices: services.createServices,
+    composeServices: composition.composeServices,
     openStateDir: stateDir.openStateDir,
     migrate: migrate.migrate,
     databaseCreateBody: schema.databaseCreateBody,
@@ -48,17 +48,20 @@ export async function loadServer(root) {
   };
 }
 
-/** Opens a fleet state directory with a checkout's code: its database, migrated, and the services over it. */
+/**
+ * Opens a fleet state directory with a checkout's code: its database, migrated, and its
+ * composition over it (the services, the catalog, what a /metrics scrape reads).
+ */
 export async function openFleet(root, stateDir, now) {
   const server = await loadServer(root);
   const { db, secretKey } = server.openStateDir(stateDir, undefined);
   server.migrate(db);
-  const services = server.createServices(db, secretKey, undefined, { startedAt: now });
-  return { server, db, services };
+  const { services, catalog, scrapeSources } = server.composeServices(db, secretKey, { startedAt: now });
+  return { server, db, services, catalog, scrapeSources };
 }
 
 /** A deterministic stream of numbers in [0, 1). */
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -113,6 +113,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   });
   const alerts = createAlerts({
     db,
+    generations,
     databases: databases.records,
     resumes: databases.resumes,
     samples: metrics.samples,
@@ -212,6 +213,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     scrapeSources: {
       databases: () => databases.records.all(),
       latestSample: (databaseId) => metrics.samples.latest(databaseId),
+      latestSamples: () => metrics.samples.latestOfEach(),
       lastReachedAt: (databaseId) => metrics.samples.lastReachedAt(databaseId),
       latestSnapshots: () => metrics.samples.latestSnapshots(),
       agents: () => agents.agents.all(),

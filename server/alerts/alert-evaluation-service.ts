@@ -1,15 +1,15 @@
 import { newId } from '../crypto/new-id.js';
+import type { MetricDefinition } from '../../common/metric-catalog.js';
 import { presentDatabase } from '../databases/database-presenter.js';
 import { deriveDatabaseStatus, isStale, reachabilityOf, staleReferenceMs, type ReachabilityInput } from '../databases/database-status.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { DatabaseStatus } from '../databases/databases-schema.js';
 import type { EventOutbox } from '../webhooks/event-outbox.js';
-import { alertMessage, evaluateAlerts, type AlertAction, type ResolveReason, type RuleSpec } from './alert-evaluator.js';
-import { reachableMetric, type EvaluatedSample } from './alert-metrics.js';
+import { alertMessage, evaluateAlerts, rulesThatCanAct, type AlertAction, type EvaluationInput, type ResolveReason } from './alert-evaluator.js';
+import { reachableMetric, statusMetric, statusValues, storedMetricsOf, type EvaluatedSample } from './alert-metrics.js';
 import { presentAlert } from './alert-presenter.js';
-import type { AlertRuleRow, AlertRulesRepository } from './alert-rules-repository.js';
+import type { AlertRuleIndex, ApplicableRules } from './alert-rule-index.js';
 import type { AlertRow, AlertsRepository } from './alerts-repository.js';
-import { statusMetric } from './alert-metrics.js';
 import { statusSeries } from './status-series.js';
 import type { Transaction } from '../storage/open-database.js';
 
@@ -29,14 +29,14 @@ export interface MonitoringResumes {
 /** The metrics feature's stored samples. */
 export interface EvaluatedSamples {
   latest(databaseId: string): EvaluatedSample | undefined;
-  /** Oldest first. */
-  since(databaseId: string, fromTs: number): EvaluatedSample[];
+  /** Oldest first: each sample's time and reachability, and the values of these metrics. */
+  since(databaseId: string, fromTs: number, metrics: readonly MetricDefinition[]): EvaluatedSample[];
 }
 
 export interface AlertEvaluationDependencies {
   databases: EvaluatedDatabases;
   samples: EvaluatedSamples;
-  rules: AlertRulesRepository;
+  rules: Pick<AlertRuleIndex, 'applicableTo'>;
   alerts: AlertsRepository;
   resumes: MonitoringResumes;
   events: EventOutbox;
@@ -47,6 +47,8 @@ export interface AlertEvaluationDependencies {
    */
   startedAtMs?: number;
 }
+
+const noRules: ApplicableRules = { metricRules: [], statusRules: [], longestHoldMs: 0 };
 
 const resolutionNotes: Record<ResolveReason, string | null> = {
   cleared: null,
@@ -101,53 +103,66 @@ export class AlertEvaluationService {
     return this.evaluate({ ...next, status: previous.status }, now).status;
   }
 
+  /**
+   * Rules are judged on the samples only when they can act (rulesThatCanAct): a rule with no open
+   * alert or suppression whose condition fails on the newest sample gives no action, so most
+   * rules of a healthy database cost one comparison and no read of history.
+   */
   private evaluate(database: DatabaseRow, now: Date): { status: DatabaseStatus; actions: number } {
-    const { samples, rules, alerts, resumes } = this.deps;
+    const { samples, alerts, resumes } = this.deps;
     const nowMs = now.getTime();
     const resumedAt = resumes.resumedAt(database.id) ?? Number.NEGATIVE_INFINITY;
     const monitoringEnabled = database.monitoring_enabled === 1;
-    const applicable = monitoringEnabled ? rules.applicableTo(database.org_id, database.id) : [];
-    const specs = applicable.map(toSpec);
+    const rules = monitoringEnabled ? this.deps.rules.applicableTo(database.org_id, database.id) : noRules;
     const intervalMs = database.interval_seconds * 1000;
-    const longestHoldMs = Math.max(0, ...specs.map((rule) => rule.duration_seconds * 1000));
     const latest = samples.latest(database.id);
     const lastSample = latest !== undefined && latest.ts >= resumedAt ? { ts: latest.ts, reachable: latest.reachable } : undefined;
     const monitoringSinceMs = Math.max(Date.parse(database.created_at), resumedAt, this.deps.startedAtMs ?? Number.NEGATIVE_INFINITY);
-    const window = Math.max(nowMs - longestHoldMs - 3 * intervalMs, resumedAt);
-    const input = {
+    const window = Math.max(nowMs - rules.longestHoldMs - 3 * intervalMs, resumedAt);
+    let openAlerts = alerts.activeFor(database.id);
+    const newest: EvaluationInput = {
       nowMs,
       monitoringEnabled,
       intervalMs,
       monitoringSinceMs,
       lastSample,
-      samples: lastSample === undefined ? [] : samples.since(database.id, Math.min(window, lastSample.ts)),
-      rules: specs,
-      openAlerts: alerts.activeFor(database.id),
+      samples: lastSample === undefined ? [] : [latest!],
+      rules: rules.metricRules,
+      openAlerts,
       suppressions: alerts.suppressionsFor(database.id),
     };
+    const acting = rulesThatCanAct(newest);
+    let history: EvaluatedSample[] | undefined;
+    // What the acting rules watch; status rules read reachability alone, which every sample has.
+    const samplesInWindow = () =>
+      (history ??= lastSample === undefined ? [] : samples.since(database.id, Math.min(window, lastSample.ts), storedMetricsOf(acting.map((rule) => rule.metric))));
+    // Status rules stay in the first pass so their open alerts do not count as of a rule gone.
+    const input = { ...newest, rules: [...acting, ...rules.statusRules], samples: acting.length > 0 ? samplesInWindow() : newest.samples };
     const actions = evaluateAlerts(input);
     const cause = unreachableCause(database, input);
     for (const action of actions) this.apply(database, action, now, cause);
+    if (actions.length > 0) openAlerts = alerts.activeFor(database.id);
     // Status rules go second, on the status that the metric rules' alerts just settled.
-    const statusRules = specs.filter((rule) => rule.metric === statusMetric);
-    if (statusRules.length > 0) {
+    if (rules.statusRules.length > 0) {
+      const statusNow = statusValues.indexOf(statusOf(input, openAlerts.filter((alert) => alert.metric !== statusMetric)));
       const statusInput = {
         ...input,
-        rules: statusRules,
-        openAlerts: alerts.activeFor(database.id).filter((alert) => alert.metric === statusMetric),
-        suppressions: alerts.suppressionsFor(database.id),
+        rules: rules.statusRules,
+        openAlerts: openAlerts.filter((alert) => alert.metric === statusMetric),
+        suppressions: actions.length > 0 ? alerts.suppressionsFor(database.id) : input.suppressions,
       };
-      const firstMs = Math.min(nowMs, input.samples[0]?.ts ?? nowMs, monitoringSinceMs);
-      const statusActions = evaluateAlerts({ ...statusInput, statusSeries: statusSeries(statusInput, alerts.metricAlertSpans(database.id, firstMs)) });
-      for (const action of statusActions) this.apply(database, action, now, cause);
-      actions.push(...statusActions);
+      const statusActing = rulesThatCanAct({ ...statusInput, statusSeries: { points: [{ ts: nowMs, value: statusNow }], endMs: nowMs } });
+      if (statusActing.length > 0) {
+        const watched = { ...statusInput, rules: statusActing, samples: samplesInWindow() };
+        const firstMs = Math.min(nowMs, watched.samples[0]?.ts ?? nowMs, monitoringSinceMs);
+        const statusActions = evaluateAlerts({ ...watched, statusSeries: statusSeries(watched, alerts.metricAlertSpans(database.id, firstMs)) });
+        for (const action of statusActions) this.apply(database, action, now, cause);
+        if (statusActions.length > 0) openAlerts = alerts.activeFor(database.id);
+        actions.push(...statusActions);
+      }
     }
 
-    const status = deriveDatabaseStatus({
-      monitoringEnabled,
-      reachability: reachabilityOf(input),
-      activeSeverities: alerts.activeFor(database.id).map((alert) => alert.severity),
-    });
+    const status = statusOf(input, openAlerts);
     if (status !== database.status) {
       this.deps.databases.setStatus(database.id, status);
       this.deps.events.publish(
@@ -204,22 +219,19 @@ export class AlertEvaluationService {
   }
 }
 
+/** The status reachability and these active alerts give (database-status.ts). */
+function statusOf(input: EvaluationInput, activeAlerts: readonly Pick<AlertRow, 'severity'>[]): DatabaseStatus {
+  return deriveDatabaseStatus({
+    monitoringEnabled: input.monitoringEnabled,
+    reachability: reachabilityOf(input),
+    activeSeverities: activeAlerts.map((alert) => alert.severity),
+  });
+}
+
 /** Why a database counts as unreachable, in words: samples that stopped arriving, and the agent's last error. */
 function unreachableCause(database: DatabaseRow, input: ReachabilityInput): string | undefined {
   const causes: string[] = [];
   if (isStale(input)) causes.push(`no sample has arrived since ${new Date(staleReferenceMs(input)).toISOString()}`);
   if (database.last_error_code !== null) causes.push(`last error (${database.last_error_code}): ${database.last_error_message}`);
   return causes.length === 0 ? undefined : causes.join('; ');
-}
-
-function toSpec(row: AlertRuleRow): RuleSpec {
-  return {
-    id: row.id,
-    name: row.name,
-    metric: row.metric,
-    operator: row.operator,
-    threshold: row.threshold,
-    duration_seconds: row.duration_seconds,
-    severity: row.severity,
-  };
 }

@@ -70,7 +70,8 @@ export interface Series {
  * - Resolve (hysteresis): the value is back past the threshold by 5 % of |threshold| (exactly,
  *   for `==`, `!=` and `reachable`) on every sample of a trailing run of at least two samples that
  *   also spans `duration_seconds`. A value hovering at the threshold, or alternating across it,
- *   therefore never resolves and re-fires.
+ *   therefore never resolves and re-fires. `reachable` is a fact, not a measurement near a
+ *   threshold: one reachable sample is a run, so with no hold its alert resolves on it.
  * - Unknown (a metric missing from the newest sample, or samples stale for a metric other than
  *   `reachable`) neither fires nor resolves.
  * - `reachable` is 1/0 per sample; when samples stopped arriving for more than two intervals (or
@@ -100,7 +101,7 @@ export function evaluateAlerts(input: EvaluationInput): AlertAction[] {
     const open = input.openAlerts.find((alert) => alert.rule_id === rule.id);
     if (open !== undefined) {
       const clearRun = trailingRun(series.points, (value) => clearedPastMargin(rule, value));
-      if (clearRun !== undefined && clearRun.length >= 2 && series.endMs - clearRun.startMs >= rule.duration_seconds * 1000) {
+      if (clearRun !== undefined && clearRun.length >= shortestClearRun(rule) && series.endMs - clearRun.startMs >= rule.duration_seconds * 1000) {
         actions.push({ kind: 'resolve', alertId: open.id, ruleId: rule.id, value: lastValue, reason: 'cleared' });
       }
       continue;
@@ -119,6 +120,31 @@ export function evaluateAlerts(input: EvaluationInput): AlertAction[] {
     }
   }
   return actions;
+}
+
+/**
+ * The rules of `input` that evaluateAlerts can act on: those with an open alert or a suppression,
+ * and those whose condition holds on the newest point of what they watch (a rule fires only on a
+ * run that ends there). For any other rule evaluateAlerts gives no action. The newest point
+ * depends on the newest sample and the clock alone, so `input.samples` may hold just the newest
+ * sample and `input.statusSeries` just its last point: history is then read for these rules only.
+ */
+export function rulesThatCanAct(input: EvaluationInput): RuleSpec[] {
+  const watched = new Set([...input.openAlerts.map((alert) => alert.rule_id), ...input.suppressions.map((entry) => entry.rule_id)]);
+  const newestByMetric = new Map<string, number | null>();
+  const newestOf = (metric: string) => {
+    let value = newestByMetric.get(metric);
+    if (value === undefined) {
+      value = seriesOf(metric, input)?.points.at(-1)?.value ?? null;
+      newestByMetric.set(metric, value);
+    }
+    return value;
+  };
+  return input.rules.filter((rule) => {
+    if (watched.has(rule.id)) return true;
+    const newest = newestOf(rule.metric);
+    return newest !== null && conditionHolds(rule, newest);
+  });
 }
 
 export function conditionHolds(rule: Pick<RuleSpec, 'operator' | 'threshold'>, value: number): boolean {
@@ -157,6 +183,11 @@ export function clearedPastMargin(rule: Pick<RuleSpec, 'operator' | 'threshold' 
     case '!=':
       return value === threshold;
   }
+}
+
+/** How many clear samples in a row resolve an alert of `rule` (at the least: its hold must be spanned too). */
+function shortestClearRun(rule: RuleSpec): number {
+  return rule.metric === reachableMetric ? 1 : 2;
 }
 
 /** The text of an alert: what the rule watches, what it saw and what it expects. */

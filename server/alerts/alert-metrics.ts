@@ -1,7 +1,7 @@
-import { metricCatalog, type MetricColumns } from '../../common/metric-catalog.js';
+import { metricCatalog, type MetricColumns, type MetricDefinition } from '../../common/metric-catalog.js';
 
-/** What evaluation reads of a stored sample (the metrics feature stores more). */
-export type EvaluatedSample = MetricColumns & { ts: number; reachable: number };
+/** What evaluation reads of a stored sample: its time, reachability, and the values of the metrics its rules watch. */
+export type EvaluatedSample = Partial<MetricColumns> & { ts: number; reachable: number };
 
 /** Ratio of connections in use to the server's limit, 0..100. */
 export const usedPctMetric = 'connections.used_pct';
@@ -26,17 +26,31 @@ export function presentMetricValue(metric: string, value: number): number | Stat
   return metric === statusMetric ? statusValues[value]! : value;
 }
 
-const columnOf = new Map<string, keyof EvaluatedSample>(metricCatalog.map((metric) => [metric.path, metric.column as keyof EvaluatedSample]));
+const definitionOf = new Map<string, MetricDefinition>(metricCatalog.map((metric) => [metric.path, metric]));
+const usedPctMetrics = [definitionOf.get('connections.total')!, definitionOf.get('connections.max')!];
 
 /** The value of `metric` in one stored sample; null when the sample does not have it (a failed collection, say). */
 export function metricValue(sample: EvaluatedSample, metric: string): number | null {
   if (metric === reachableMetric) return sample.reachable;
   if (metric === usedPctMetric) {
     const { connections_total: total, connections_max: max } = sample;
-    return total === null || max === null || max <= 0 ? null : (total / max) * 100;
+    return typeof total !== 'number' || typeof max !== 'number' || max <= 0 ? null : (total / max) * 100;
   }
-  const column = columnOf.get(metric);
-  if (column === undefined) return null;
-  const value = sample[column];
+  const column = definitionOf.get(metric)?.column;
+  const value = column === undefined ? undefined : sample[column as keyof EvaluatedSample];
   return typeof value === 'number' ? value : null;
+}
+
+/**
+ * The catalog metrics whose stored values rules on these metrics read, each once, in catalog
+ * order; reachability and the status need none beyond what every sample has.
+ */
+export function storedMetricsOf(metrics: Iterable<string>): MetricDefinition[] {
+  const read = new Set<MetricDefinition>();
+  for (const metric of metrics) {
+    if (metric === usedPctMetric) usedPctMetrics.forEach((definition) => read.add(definition));
+    const definition = definitionOf.get(metric);
+    if (definition !== undefined) read.add(definition);
+  }
+  return metricCatalog.filter((definition) => read.has(definition));
 }

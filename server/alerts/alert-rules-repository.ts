@@ -28,7 +28,7 @@ export class AlertRulesRepository {
   readonly #page;
   readonly #count;
   readonly #delete;
-  readonly #applicable;
+  readonly #enabledOf;
 
   constructor(db: Db) {
     this.#insert = db.prepare<AlertRuleRow>(
@@ -49,10 +49,7 @@ export class AlertRulesRepository {
       .prepare<{ org_id: string; database_id: string | null }, number>(`SELECT count(*) FROM alert_rules WHERE org_id = @org_id AND ${filter}`)
       .pluck();
     this.#delete = db.prepare<[string, string]>('DELETE FROM alert_rules WHERE org_id = ? AND id = ?');
-    this.#applicable = db.prepare<[string, string], AlertRuleRow>(
-      `SELECT * FROM alert_rules WHERE org_id = ? AND enabled = 1 AND (database_id IS NULL OR database_id = ?)
-       ORDER BY created_at, id`,
-    );
+    this.#enabledOf = db.prepare<[string], AlertRuleRow>('SELECT * FROM alert_rules WHERE org_id = ? AND enabled = 1 ORDER BY created_at, id');
   }
 
   insert(row: AlertRuleRow): void {
@@ -76,8 +73,8 @@ export class AlertRulesRepository {
     return this.#delete.run(orgId, id).changes === 1;
   }
 
-  /** The enabled rules that watch this database: its own and the organization-wide ones. */
-  applicableTo(orgId: string, databaseId: string): AlertRuleRow[] {
-    return this.#applicable.all(orgId, databaseId);
+  /** The organization's enabled rules, organization-wide and of one database, oldest first. */
+  enabledOf(orgId: string): AlertRuleRow[] {
+    return this.#enabledOf.all(orgId);
   }
 }

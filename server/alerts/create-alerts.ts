@@ -1,5 +1,7 @@
+import type { TableGenerations } from '../storage/generation-cache.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import type { EventOutbox } from '../webhooks/event-outbox.js';
+import { AlertRuleIndex } from './alert-rule-index.js';
 import { AlertEvaluationService, type EvaluatedDatabases, type EvaluatedSamples, type MonitoringResumes } from './alert-evaluation-service.js';
 import { AlertRulesRepository } from './alert-rules-repository.js';
 import { AlertRulesService, type RuleDatabases } from './alert-rules-service.js';
@@ -9,6 +11,8 @@ import { AlertsService } from './alerts-service.js';
 
 export interface AlertsDependencies {
   db: Db;
+  /** The change counters: the rules evaluation indexes are reloaded when alert_rules changes. */
+  generations: TableGenerations;
   databases: EvaluatedDatabases & RuleDatabases;
   resumes: MonitoringResumes;
   samples: EvaluatedSamples;
@@ -19,13 +23,13 @@ export interface AlertsDependencies {
 }
 
 /** Alert rules, alerts, and their evaluation (which also derives each database's status). */
-export function createAlerts({ db, databases, resumes, samples, events, transaction, startedAt }: AlertsDependencies) {
+export function createAlerts({ db, generations, databases, resumes, samples, events, transaction, startedAt }: AlertsDependencies) {
   const ruleRecords = new AlertRulesRepository(db);
   const records = new AlertsRepository(db);
   const alerting = new AlertEvaluationService({
     databases,
     samples,
-    rules: ruleRecords,
+    rules: new AlertRuleIndex(ruleRecords, generations),
     alerts: records,
     resumes,
     events,

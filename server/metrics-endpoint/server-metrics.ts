@@ -14,6 +14,8 @@ import { HealthGauges, type HealthSources } from './health-gauges.js';
 export interface ScrapeSources extends HealthSources {
   databases: () => DatabaseRow[];
   latestSample: (databaseId: string) => SampleRow | undefined;
+  /** The newest sample of every database that has one: what a scrape of the whole fleet reads. */
+  latestSamples: () => SampleRow[];
   /** When a collection last reached the database (ms); read only for a database whose newest sample did not. */
   lastReachedAt: (databaseId: string) => number | undefined;
   latestSnapshots: () => LatestSnapshotRow[];
@@ -166,7 +168,8 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   /** The server's own metrics, then every database's: one view of the databases per scrape, written in one pass. */
   async metrics(): Promise<string> {
     this.#health.refresh();
-    const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases());
+    const samples = new Map(this.sources.latestSamples().map((sample) => [sample.database_id, sample]));
+    const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases(), (id) => samples.get(id));
     return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
   }
 
@@ -182,7 +185,7 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   databaseMetrics(id: string): string | undefined {
     const database = this.sources.databases().find((row) => row.id === id);
     if (database === undefined) return undefined;
-    const views = databaseViews(this.sources, this.#exporterFamilies, [database]);
+    const views = databaseViews(this.sources, this.#exporterFamilies, [database], this.sources.latestSample);
     return databaseFamiliesText(this.#families, views, () => []) + exporterFamiliesText(views, () => []);
   }
 }
@@ -205,12 +208,17 @@ type LeadingLabels = (view: DatabaseView) => string[];
 
 const databaseLabels: LeadingLabels = ({ database }) => [`database_id="${escapeLabelValue(database.id)}"`, `database_name="${escapeLabelValue(database.name)}"`];
 
-function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, ExporterFamily>, databases: readonly DatabaseRow[]): DatabaseView[] {
+function databaseViews(
+  sources: ScrapeSources,
+  families: ReadonlyMap<string, ExporterFamily>,
+  databases: readonly DatabaseRow[],
+  latestSample: (databaseId: string) => SampleRow | undefined,
+): DatabaseView[] {
   const latest = new Map(sources.latestSnapshots().map((row) => [row.database_id, row]));
   const nowMs = sources.now().getTime();
   return databases.map((database) => {
     const snapshot = latest.get(database.id);
-    const sample = sources.latestSample(database.id);
+    const sample = latestSample(database.id);
     return {
       database,
       sample,
@@ -223,17 +231,17 @@ function databaseViews(sources: ScrapeSources, families: ReadonlyMap<string, Exp
   });
 }
 
-/** A gauge family of every database: its series of one database as label pairs and a value. */
+/** A gauge family of every database: its series of one database as its own label pairs, written and joined, and a value. */
 interface DatabaseFamily {
   name: string;
   help: string;
-  series: (view: DatabaseView) => { labels: string[]; value: number }[];
+  series: (view: DatabaseView) => { labels: string; value: number }[];
 }
 
 const isPostgres = (view: DatabaseView) => view.database.type === 'postgresql';
-const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: [], value: view.latest.reachable }]);
+const up = (view: DatabaseView) => (view.latest === undefined ? [] : [{ labels: '', value: view.latest.reachable }]);
 
-const scrapeError = (view: DatabaseView) => (view.scrapeError === undefined ? [] : [{ labels: [], value: view.scrapeError }]);
+const scrapeError = (view: DatabaseView) => (view.scrapeError === undefined ? [] : [{ labels: '', value: view.scrapeError }]);
 
 const reachabilityFamilies: DatabaseFamily[] = [
   { name: 'pg_up', help: 'Whether the last collection reached the PostgreSQL server (1) or not (0).', series: (view) => (isPostgres(view) ? up(view) : []) },
@@ -247,12 +255,12 @@ const freshnessFamilies: DatabaseFamily[] = [
   {
     name: 'dbmon_database_ingest_lag_seconds',
     help: "Age of the newest sample stored for the database (reached or not): grows past the collection interval when the agent's data stops arriving.",
-    series: ({ sample, nowMs }) => (sample === undefined ? [] : [{ labels: [], value: Math.max(0, nowMs - sample.ts) / 1000 }]),
+    series: ({ sample, nowMs }) => (sample === undefined ? [] : [{ labels: '', value: Math.max(0, nowMs - sample.ts) / 1000 }]),
   },
   {
     name: 'dbmon_database_last_success_timestamp_seconds',
     help: 'When a collection last reached the database, in Unix seconds (among the raw samples retention keeps).',
-    series: ({ lastReachedMs }) => (lastReachedMs === undefined ? [] : [{ labels: [], value: lastReachedMs / 1000 }]),
+    series: ({ lastReachedMs }) => (lastReachedMs === undefined ? [] : [{ labels: '', value: lastReachedMs / 1000 }]),
   },
 ];
 
@@ -268,24 +276,30 @@ function catalogFamily(family: PrometheusFamily): DatabaseFamily {
     series: ({ database, sample }) => {
       if (sample === undefined) return [];
       const row = sample as Record<string, unknown>;
-      return members.flatMap(({ column, series, labels }) => {
+      const written: { labels: string; value: number }[] = [];
+      for (const { column, series, labels } of members) {
         const value = row[column];
-        if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) return [];
+        if (typeof value !== 'number' || (series.engines !== undefined && !series.engines.includes(database.type))) continue;
         const source = series.latencySourceLabel ? [`source="${escapeLabelValue(sample.latency_source ?? 'none')}"`] : [];
-        return [{ labels: [...labels, ...source], value: value / (series.divideBy ?? 1) }];
-      });
+        written.push({ labels: [...labels, ...source].join(','), value: value / (series.divideBy ?? 1) });
+      }
+      return written;
     },
   };
 }
 
 /** Every database family with series in the Prometheus text format, each with its HELP and TYPE lines. */
 function databaseFamiliesText(families: readonly DatabaseFamily[], views: readonly DatabaseView[], leading: LeadingLabels): string {
-  const lines: string[] = [];
+  const leadingLabels = views.map((view) => leading(view).join(','));
+  let text = '';
   for (const family of families) {
-    const series = views.flatMap((view) => family.series(view).map(({ labels, value }) => seriesLine(family.name, [...leading(view), ...labels], value)));
-    if (series.length > 0) lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} gauge`, ...series);
+    let lines = '';
+    views.forEach((view, i) => {
+      for (const { labels, value } of family.series(view)) lines += seriesLine(family.name, leadingLabels[i]!, labels, value);
+    });
+    if (lines !== '') text += `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} gauge\n${lines}`;
   }
-  return lines.map((line) => `${line}\n`).join('');
+  return text;
 }
 
 interface PrometheusFamily {
@@ -309,22 +323,23 @@ function prometheusFamilies(catalog: MetricCatalog): PrometheusFamily[] {
 
 /** The engine series the agents reported, one family per exporter name present, in name order. */
 function exporterFamiliesText(views: readonly DatabaseView[], leading: LeadingLabels): string {
-  const families = new Map<ExporterFamily, string[]>();
+  const families = new Map<ExporterFamily, string>();
   for (const view of views) {
+    const leadingLabels = view.exporter.length === 0 ? '' : leading(view).join(',');
     for (const { family, labels, value } of view.exporter) {
-      let lines = families.get(family);
-      if (lines === undefined) families.set(family, (lines = []));
-      lines.push(seriesLine(family.name, [...leading(view), ...(labels === '' ? [] : [labels])], value));
+      families.set(family, (families.get(family) ?? '') + seriesLine(family.name, leadingLabels, labels, value));
     }
   }
   return [...families.entries()]
     .sort(([a], [b]) => a.name.localeCompare(b.name))
-    .map(([family, lines]) => `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${exposedType(family)}\n${lines.join('\n')}\n`)
+    .map(([family, lines]) => `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${exposedType(family)}\n${lines}`)
     .join('');
 }
 
-function seriesLine(name: string, labels: readonly string[], value: number): string {
-  return labels.length === 0 ? `${name} ${value}` : `${name}{${labels.join(',')}} ${value}`;
+/** One series' line, its newline included: the leading labels, then its own (each part a comma-joined list, possibly empty). */
+function seriesLine(name: string, leading: string, own: string, value: number): string {
+  const labels = leading === '' ? own : own === '' ? leading : `${leading},${own}`;
+  return labels === '' ? `${name} ${value}\n` : `${name}{${labels}} ${value}\n`;
 }
 
 function escapeHelp(value: string): string {

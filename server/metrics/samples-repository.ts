@@ -34,8 +34,8 @@ export class SamplesRepository {
   readonly #latest;
   readonly #lastReached;
   readonly #latestSnapshots;
+  readonly #latestOfEach;
   readonly #rates;
-  readonly #since;
   readonly #expireRaw;
   readonly #expireRollups;
   readonly #expireBatches;
@@ -68,7 +68,10 @@ export class SamplesRepository {
       .prepare<[string], number>('SELECT ts FROM samples WHERE database_id = ? AND reachable = 1 ORDER BY ts DESC LIMIT 1')
       .pluck();
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
-    this.#since = db.prepare<[string, number], SampleRow>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts');
+    // One statement for what latest() reads per database: every database with samples has a latest snapshot.
+    this.#latestOfEach = db.prepare<[], SampleRow>(
+      'SELECT s.* FROM latest_snapshots l CROSS JOIN samples s WHERE s.rowid = (SELECT rowid FROM samples WHERE database_id = l.database_id ORDER BY ts DESC LIMIT 1)',
+    );
     // Rates average over the samples in range; latencies weight each interval by its query rate,
     // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
     // The range's latency is a histogram's only when every interval that weighs in was.
@@ -110,14 +113,23 @@ export class SamplesRepository {
     return this.#latest.get(databaseId);
   }
 
+  /** The newest sample of every database that has one. */
+  latestOfEach(): SampleRow[] {
+    return this.#latestOfEach.all();
+  }
+
   /** When a collection last reached the database (ms), among the samples retention keeps. */
   lastReachedAt(databaseId: string): number | undefined {
     return this.#lastReached.get(databaseId);
   }
 
-  /** Every sample of a database from `fromMs` on, oldest first: what alert evaluation reads. */
-  since(databaseId: string, fromMs: number): SampleRow[] {
-    return this.#since.all(databaseId, fromMs);
+  /** Every sample of a database from `fromMs` on, oldest first, with its reachability and these metrics' values: what alert evaluation reads. */
+  since(databaseId: string, fromMs: number, metrics: readonly MetricDefinition[]): (SeriesRow & { ts: number; reachable: number })[] {
+    const columns = ['ts', 'reachable', ...metrics.map((metric) => metric.column)];
+    return this.#statement(`since ${columns.join(',')}`, () => `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts`).all(
+      databaseId,
+      fromMs,
+    ) as (SeriesRow & { ts: number; reachable: number })[];
   }
 
   latestSnapshots(): LatestSnapshotRow[] {

@@ -1,7 +1,7 @@
 import type { Db } from './open-database.js';
 
-/** The change counters of migration 0006: triggers move one on every write to the tables behind it. */
-export type GenerationName = 'databases' | 'credentials';
+/** The change counters of migrations 0006 and 0022: triggers move one on every write to the tables behind it. */
+export type GenerationName = 'databases' | 'credentials' | 'alert_rules';
 
 /**
  * Reads the change counters at most once per event-loop turn, unless this connection wrote since:

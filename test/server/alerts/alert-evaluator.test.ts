@@ -1,5 +1,5 @@
 import t from 'tap';
-import { evaluateAlerts, type AlertAction, type EvaluationInput, type RuleSpec } from '../../../server/alerts/alert-evaluator.js';
+import { evaluateAlerts, operators, rulesThatCanAct, type AlertAction, type EvaluationInput, type RuleSpec } from '../../../server/alerts/alert-evaluator.js';
 import { deriveDatabaseStatus, reachabilityOf } from '../../../server/databases/database-status.js';
 import type { SampleRow } from '../../../server/metrics/sample-row.js';
 
@@ -202,6 +202,13 @@ t.test('reachable: failed collections and silence both count, from the moment sa
   t.same(stale, [], 'other metrics are unknown once samples are stale');
 });
 
+t.test('reachable with no hold: one reachable sample resolves its alert', async (t) => {
+  const instantDown = rule({ id: 'rule_u', metric: 'reachable', operator: '==', threshold: 0, duration_seconds: 0, severity: 'critical' });
+  const open = [{ id: 'alert_u', rule_id: 'rule_u' }];
+  const downThenUp = [sample(t0, null, { reachable: 0 }), sample(t0 + 10 * second, 5)];
+  t.same(kinds(evaluateAlerts(input({ samples: downThenUp, rules: [instantDown], openAlerts: open }))), ['resolve']);
+});
+
 t.test('open alerts of a rule that went away, or of a paused database, resolve', async (t) => {
   const open = [{ id: 'alert_1', rule_id: 'rule_gone' }];
   t.same(evaluateAlerts(input({ samples: series([1]), openAlerts: open })), [
@@ -236,3 +243,48 @@ t.test('database status: one derivation with a fixed precedence', async (t) => {
   t.equal(reachabilityOf({ ...base, lastSample: { ts: t0 - 10 * second, reachable: 0 } }), 'unreachable');
   t.equal(reachabilityOf({ ...base, monitoringSinceMs: 0, lastSample: { ts: t0 - 121 * second, reachable: 1 } }), 'unreachable', 'stale');
 });
+
+t.test('rulesThatCanAct, from the newest sample alone, leaves out only rules that would not act', async (t) => {
+  const next = seeded(7);
+  const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)]!;
+  const metrics = ['connections.active', 'cpu_usage', 'reachable', 'status'] as const;
+  let selected = 0;
+  let acted = 0;
+  const differing: number[] = [];
+  for (let round = 0; round < 3000; round++) {
+    const rules = Array.from({ length: 4 }, (_, i) =>
+      rule({ id: `rule_${i}`, metric: pick(metrics), operator: pick(operators), threshold: pick([0, 1, 3, 10]), duration_seconds: pick([0, 10, 30]) }),
+    );
+    const samples = Array.from({ length: 1 + Math.floor(next() * 6) }, (_, i) =>
+      sample(t0 + i * 10 * second, pick([null, 1, 5, 10, 12]), { reachable: pick([0, 1, 1]), cpu_usage: pick([null, 0, 3, 10]) }),
+    );
+    const nowMs = samples.at(-1)!.ts + pick([0, 5, 25, 60]) * second;
+    const statusPoints = samples.map((entry) => ({ ts: entry.ts, value: pick([0, 1, 3]) }));
+    statusPoints.push({ ts: nowMs, value: pick([0, 1, 3]) });
+    const full = input({
+      samples,
+      nowMs,
+      rules,
+      openAlerts: rules.filter(() => next() < 0.3).map((entry) => ({ id: `alert_${entry.id}`, rule_id: entry.id })),
+      suppressions: rules.filter(() => next() < 0.15).map((entry) => ({ rule_id: entry.id, since: t0 + pick([0, 10, 20]) * second })),
+      statusSeries: { points: statusPoints, endMs: nowMs },
+    });
+    const newestOnly = { ...full, samples: samples.slice(-1), statusSeries: { points: statusPoints.slice(-1), endMs: nowMs } };
+    const acting = rulesThatCanAct(newestOnly);
+    const actions = evaluateAlerts(full);
+    if (JSON.stringify(evaluateAlerts({ ...full, rules: acting })) !== JSON.stringify(actions)) differing.push(round);
+    selected += acting.length;
+    acted += new Set(actions.flatMap((action) => (action.kind === 'fire' ? [action.rule.id] : [action.ruleId]))).size;
+  }
+  t.same(differing, [], 'the same actions in every round');
+  t.ok(acted > 300 && selected < 3000 * 4 * 0.75, `rules that acted: ${acted}; selected: ${selected} of ${3000 * 4}`);
+});
+
+/** A deterministic stream of numbers in [0, 1). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 4_294_967_296;
+  };
+}

@@ -14,6 +14,7 @@ function scrapeOf(counters: Record<string, number>, collectors = '[]'): ServerMe
     {
       databases: () => [postgres],
       latestSample: () => undefined as SampleRow | undefined,
+      latestSamples: () => [],
       latestSnapshots: () => [{ database_id: postgres.id, ts, reachable: 1, error: null, counters: JSON.stringify(counters), collectors }],
       agents: () => [],
       ...idleHealthSources,

@@ -14,13 +14,20 @@ t.test('a scrape reads each database once and writes exporter names, job series 
   const databases = [database(0, 'postgresql'), database(1, 'mysql'), database(2, 'mariadb')];
   let clock = Date.parse('2026-11-22T12:00:00Z');
   const sampleReads: string[] = [];
+  const sampleOf = (id: string) => {
+    const columns = Object.fromEntries(metricCatalog.map((metric) => [metric.column, 40]));
+    return { ...columns, database_id: id, ts: clock, reachable: 1, latency_source: 'histogram' } as SampleRow;
+  };
   const metrics = new ServerMetrics(
     {
       databases: () => databases,
       latestSample: (id) => {
         sampleReads.push(id);
-        const columns = Object.fromEntries(metricCatalog.map((metric) => [metric.column, 40]));
-        return { ...columns, database_id: id, ts: clock, reachable: 1, latency_source: 'histogram' } as SampleRow;
+        return sampleOf(id);
+      },
+      latestSamples: () => {
+        sampleReads.push('all');
+        return databases.map((row) => sampleOf(row.id));
       },
       latestSnapshots: () =>
         databases.map((row) => ({ database_id: row.id, ts: clock, reachable: 1, error: null, counters: JSON.stringify({ 'pg_stat_database_xact_commit{datid="5",datname="d"}': 7 }), collectors: '[]' })),
@@ -39,7 +46,7 @@ t.test('a scrape reads each database once and writes exporter names, job series 
   metrics.jobBehindSince('retention', null);
 
   const text = await metrics.metrics();
-  t.same(sampleReads, ['db_0', 'db_1', 'db_2'], 'one view of the databases per scrape');
+  t.same(sampleReads, ['all'], 'one view of the databases per scrape, their samples read at once');
   const labels = 'database_id="db_0",database_name="quote \\" and \\\\ back\\nslash"';
   t.match(text, `pg_up{${labels}} 1`);
   t.match(text, `dbmon_database_cpu_usage_ratio{${labels}} 0.4`);

@@ -55,7 +55,7 @@ t.test('sign-in providers in chromium: set up on the settings page, then a membe
         await page.goto(`${server.url}/orgs/acme-browsers/login`);
         await audit('buttons');
         await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('link', { name: 'Sign in with GitHub' }).click()]);
-        await t.resolveMatch(page.getByRole('heading', { level: 1 }).textContent(), 'Welcome');
+        await t.resolveMatch(page.getByRole('heading', { level: 1 }).textContent(), 'Overview');
         t.ok((await page.context().cookies()).some((cookie) => cookie.name === 'dbmon_session'), 'signed in');
       },
       { allowedOrigins: [fakeOrigin] },

@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { databaseFileName } from '../../../server/state-dir.js';
+import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
+
+// Ingest judges only the rules that can act on what a batch brought (alert-evaluation-service.ts):
+// each case here is one where a rule skipped wrongly would miss a firing or a resolution.
+
+type Overrides = Parameters<typeof makeSnapshot>[1];
+let batchNumber = 0;
+
+/** One batch of snapshots of one database, 10 s apart from the server's clock on, received 2 s after the last; the clock ends 10 s after it. */
+function ingest(server: TestServer, databaseId: string, ...snapshots: Overrides[]) {
+  const startMs = server.clock.now.getTime();
+  const samples = snapshots.map((overrides, i) => ({ database_id: databaseId, snapshot: makeSnapshot(new Date(startMs + i * 10_000), overrides) }));
+  const lastMs = startMs + (snapshots.length - 1) * 10_000;
+  server.services.ingest.ingest({ kind: 'embedded' }, { batch_id: `on-ingest-${++batchNumber}`, samples }, new Date(lastMs + 2_000));
+  server.clock.now = new Date(lastMs + 10_000);
+}
+
+const down: Overrides = { reachable: false, error: 'connect ECONNREFUSED' };
+const p99 = (value: number | null): Overrides => ({ metrics: { latency: { avg_query_time_ms: 1, p95_query_time_ms: 2, p99_query_time_ms: value, source: 'estimate' } } });
+const cpu = (value: number): Overrides => ({ metrics: { cpu_usage: value } });
+
+t.test('alert evaluation on ingest', async (t) => {
+  const server = await startTestServer({ now: new Date('2026-11-23T08:00:00Z') });
+  t.teardown(server.close);
+  const { key } = createTenant(server.services, server.clock.now);
+  const createDatabase = async (name: string) => {
+    const response = await server.request('POST', '/v1/databases', {
+      key,
+      body: { name, type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' }, monitoring: { interval_seconds: 10 } },
+    });
+    return response.body.id as string;
+  };
+  const createRule = async (body: Record<string, unknown>) => {
+    const response = await server.request('POST', '/v1/alerts/rules', { key, body: { severity: 'warning', duration_seconds: 0, ...body } });
+    t.equal(response.status, 201, response.text);
+    return response.body.id as string;
+  };
+  /** The active alerts of a database, as `metric by rule name`. */
+  const active = async (databaseId: string) =>
+    ((await server.request('GET', `/v1/alerts?database_id=${databaseId}&status=active`, { key })).body.data as { metric: string; message: string }[])
+      .map((alert) => `${alert.metric} by ${alert.message.split(':')[0]}`)
+      .sort();
+  const status = async (databaseId: string) => (await server.request('GET', `/v1/databases/${databaseId}`, { key })).body.status as string;
+
+  await t.test('an unreachable alert with no hold resolves on the first reachable sample', async (t) => {
+    const id = await createDatabase('comes-back');
+    await createRule({ name: 'down now', database_id: id, metric: 'reachable', operator: '==', threshold: 0, severity: 'critical' });
+    await createRule({ name: 'unreachable', database_id: id, metric: 'status', operator: '==', threshold: 'unreachable', severity: 'info' });
+    ingest(server, id, down);
+    t.same(await active(id), ['reachable by down now', 'status by unreachable'], 'a failed collection fires both at once');
+    t.equal(await status(id), 'unreachable');
+    ingest(server, id, {});
+    t.same(await active(id), [], 'one reachable sample resolves both');
+    t.equal(await status(id), 'healthy');
+  });
+
+  await t.test('a rule on a metric absent from a sample is judged again once the metric is back', async (t) => {
+    const id = await createDatabase('latency-gaps');
+    await createRule({ name: 'slow', database_id: id, metric: 'latency.p99_query_time_ms', operator: '>', threshold: 50, duration_seconds: 10 });
+    ingest(server, id, p99(80), p99(null));
+    t.same(await active(id), [], 'unknown in the newest sample: nothing fires');
+    ingest(server, id, p99(80));
+    t.same(await active(id), [], 'a run of one sample spans no 10 s');
+    ingest(server, id, p99(90));
+    t.same(await active(id), ['latency.p99_query_time_ms by slow'], 'present in two samples 10 s apart: it fires');
+    ingest(server, id, p99(null), p99(null));
+    t.same(await active(id), ['latency.p99_query_time_ms by slow'], 'absent: it neither fires again nor resolves');
+    ingest(server, id, p99(10), p99(10));
+    t.same(await active(id), [], 'back and clear on two samples: it resolves');
+  });
+
+  await t.test('a breach earlier in a batch than its newest sample fires nothing; one in the newest does', async (t) => {
+    const id = await createDatabase('one-batch');
+    await createRule({ name: 'hot', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90 });
+    ingest(server, id, cpu(95), cpu(20));
+    t.same(await active(id), []);
+    ingest(server, id, cpu(20), cpu(95));
+    t.same(await active(id), ['cpu_usage by hot']);
+  });
+
+  await t.test('a status rule fires on a status change, and on its hold spanned without one', async (t) => {
+    const id = await createDatabase('status-watch');
+    await createRule({ name: 'hot', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90 });
+    await createRule({ name: 'warned at once', database_id: id, metric: 'status', operator: '==', threshold: 'warning', severity: 'info' });
+    await createRule({ name: 'warned 30 s', database_id: id, metric: 'status', operator: '==', threshold: 'warning', duration_seconds: 30, severity: 'info' });
+    ingest(server, id, cpu(10));
+    t.same(await active(id), []);
+    ingest(server, id, cpu(95));
+    t.same(await active(id), ['cpu_usage by hot', 'status by warned at once'], "the metric rule's alert changes the status in the same batch");
+    ingest(server, id, cpu(96), cpu(97), cpu(97));
+    t.same(await active(id), ['cpu_usage by hot', 'status by warned at once'], 'a warning run of 22 s');
+    ingest(server, id, cpu(97));
+    t.same(await active(id), ['cpu_usage by hot', 'status by warned 30 s', 'status by warned at once'], 'of 32 s, in a batch that changed no status');
+    ingest(server, id, cpu(10), cpu(10));
+    t.same(await active(id), ['status by warned 30 s', 'status by warned at once'], 'the metric alert resolves; those samples still saw it active');
+    ingest(server, id, cpu(10));
+    t.same(await active(id), ['status by warned 30 s'], 'healthy at a sample and now: the rule with no hold resolves');
+    ingest(server, id, cpu(10), cpu(10), cpu(10));
+    t.same(await active(id), [], 'and the other once healthy for 30 s');
+  });
+
+  await t.test('a rule changed by another connection is seen by the next batch', async (t) => {
+    const id = await createDatabase('rules-elsewhere');
+    const other = await createDatabase('not-watched');
+    ingest(server, id, cpu(50));
+    ingest(server, other, cpu(50));
+    const cli = new Database(join(server.stateDir, databaseFileName));
+    t.teardown(() => cli.close());
+    const rule = await createRule({ name: 'warm', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90, enabled: false });
+    cli.prepare("UPDATE alert_rules SET enabled = 1, threshold = 40, updated_at = '2026-11-23T09:00:00Z' WHERE id = ?").run(rule);
+    ingest(server, id, cpu(50));
+    ingest(server, other, cpu(50));
+    t.same(await active(id), ['cpu_usage by warm'], 'enabled elsewhere: it fires');
+    t.same(await active(other), [], 'only on its own database');
+    cli.prepare('DELETE FROM alert_rules WHERE id = ?').run(rule);
+    ingest(server, id, cpu(50));
+    t.same(await active(id), [], 'deleted elsewhere: its alert resolves');
+  });
+});
