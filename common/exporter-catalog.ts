@@ -80,8 +80,15 @@ export const pgLockModes = [
 export const pgActivityStates = ['active', 'idle', 'idle in transaction', 'idle in transaction (aborted)', 'fastpath function call', 'disabled'] as const;
 
 /**
+ * pg_settings exported as pg_settings_<name>: those the postgres mixin's alerts read (max_connections
+ * comes from the metric catalog's connections.max). All have no unit: postgres_exporter converts a
+ * setting with one and names it `_seconds` or `_bytes`.
+ */
+export const pgSettings = ['autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_threshold', 'max_locks_per_transaction', 'superuser_reserved_connections'] as const;
+
+/**
  * SHOW GLOBAL STATUS variables exported as mysql_global_status_<name in lower case>, with the
- * exporter's type; those the mysqld mixin's overview dashboard reads, and the server's traffic.
+ * exporter's type; those the mysqld mixin's dashboard and alerts read, and the server's traffic.
  */
 export const mysqlStatusVariables = {
   counter: [
@@ -91,12 +98,14 @@ export const mysqlStatusVariables = {
     'Opened_table_definitions', 'Opened_tables', 'Qcache_hits', 'Qcache_inserts', 'Qcache_lowmem_prunes', 'Qcache_not_cached',
     'Queries', 'Questions', 'Select_full_join', 'Select_full_range_join', 'Select_range', 'Select_range_check', 'Select_scan',
     'Slow_queries', 'Sort_merge_passes', 'Sort_range', 'Sort_rows', 'Sort_scan', 'Table_locks_immediate', 'Table_locks_waited',
-    'Table_open_cache_hits', 'Table_open_cache_misses', 'Table_open_cache_overflows', 'Threads_created',
+    'Table_open_cache_hits', 'Table_open_cache_misses', 'Table_open_cache_overflows', 'Threads_created', 'Innodb_log_waits',
   ],
   gauge: [
     'Innodb_mem_adaptive_hash', 'Innodb_mem_dictionary', 'Innodb_num_open_files', 'Innodb_page_size', 'Max_used_connections',
     'Open_files', 'Open_table_definitions', 'Open_tables', 'Qcache_free_memory', 'Qcache_queries_in_cache', 'Threads_cached',
     'Threads_connected', 'Threads_running', 'Uptime',
+    // Galera's (MariaDB Cluster): wsrep_ready is OFF on a server without a cluster, the others absent.
+    'wsrep_ready', 'wsrep_local_state', 'wsrep_local_recv_queue',
   ],
 } as const;
 
@@ -114,10 +123,10 @@ export const mysqlStatusFamilies = [
   },
 ] as const;
 
-/** SHOW GLOBAL VARIABLES exported as mysql_global_variables_<name>: those the mysqld mixin reads (max_connections comes from the metric catalog's connections.max). */
+/** SHOW GLOBAL VARIABLES exported as mysql_global_variables_<name>: those the mysqld mixin's dashboard and alerts read (max_connections comes from the metric catalog's connections.max). */
 export const mysqlGlobalVariables = [
   'innodb_buffer_pool_size', 'innodb_log_buffer_size', 'key_buffer_size', 'open_files_limit',
-  'query_cache_size', 'table_definition_cache', 'table_open_cache', 'thread_cache_size',
+  'query_cache_size', 'table_definition_cache', 'table_open_cache', 'thread_cache_size', 'wsrep_desync',
 ] as const;
 
 export const exporterCatalog: readonly ExporterFamily[] = [
@@ -129,6 +138,7 @@ export const exporterCatalog: readonly ExporterFamily[] = [
   family('pg_locks_count', 'gauge', postgres, 'Locks held in the monitored database, by mode.', ['datname', 'mode']),
   ...pgBgwriterColumns.map((column) => family(`pg_stat_bgwriter_${column}_total`, 'counter', postgres, `pg_stat_bgwriter.${column} (up to PostgreSQL 16 for checkpoint and backend columns).`)),
   ...pgCheckpointerColumns.map((column) => family(`pg_stat_checkpointer_${column}_total`, 'counter', postgres, `pg_stat_checkpointer.${column} (PostgreSQL 17 on).`)),
+  ...pgSettings.map((name) => family(`pg_settings_${name}`, 'gauge', postgres, `PostgreSQL setting ${name}.`)),
   family('pg_postmaster_start_time_seconds', 'gauge', postgres, 'Time the PostgreSQL server started, in seconds since the epoch.'),
   family('pg_replication_is_replica', 'gauge', postgres, 'Whether the server is a replica in recovery (1) or not (0).'),
   family('pg_replication_lag', 'gauge', postgres, 'On a replica: seconds since the last replayed transaction; 0 on a primary.'),

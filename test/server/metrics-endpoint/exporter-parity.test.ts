@@ -12,7 +12,7 @@ import { createTenant, startTestServer } from '../../helpers/test-server.js';
 import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { mixinDashboards, type MixinDashboard, type MixinSelector } from '../../fixtures/exporter-mixin-queries.js';
+import { mixinReaders, type MixinReader, type MixinSelector } from '../../fixtures/exporter-mixin-queries.js';
 
 /**
  * Side by side, as a DBA would run them: Debian's Prometheus scraping Debian's postgres_exporter
@@ -149,10 +149,10 @@ function selectorFor(selector: MixinSelector, job: string): string {
   return `${selector.metric}{${[`job="${job}"`, selector.matchers].filter(Boolean).join(',')}}`;
 }
 
-async function checkDashboard(t: Test, dashboard: MixinDashboard): Promise<void> {
-  const { exporter, dbmon } = jobs[dashboard.engine];
+async function checkReader(t: Test, reader: MixinReader): Promise<void> {
+  const { exporter, dbmon } = jobs[reader.engine];
   const exporterSilent: string[] = [];
-  for (const selector of dashboard.selectors) {
+  for (const selector of reader.selectors) {
     const [fromExporter, fromDbmon] = await Promise.all([instantQuery(selectorFor(selector, exporter)), instantQuery(selectorFor(selector, dbmon))]);
     if (fromExporter.length === 0) {
       exporterSilent.push(selector.metric);
@@ -166,8 +166,8 @@ async function checkDashboard(t: Test, dashboard: MixinDashboard): Promise<void>
   t.comment(`not answered by the exporter either, on this server: ${exporterSilent.join(', ') || 'none'}`);
 }
 
-for (const dashboard of mixinDashboards) {
-  t.test(`what the ${dashboard.dashboard} dashboard reads answers for dbmon as for the exporter`, (t) => checkDashboard(t, dashboard));
+for (const reader of mixinReaders) {
+  t.test(`what the ${reader.name} read answers for dbmon as for the exporter`, (t) => checkReader(t, reader));
 }
 
 t.test("the postgres dashboard's db variable offers the monitored database, each target its own instance", async (t) => {

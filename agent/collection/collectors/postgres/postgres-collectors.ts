@@ -5,6 +5,7 @@ import { postgresBgwriterCollector } from './postgres-bgwriter-collector.js';
 import { postgresDatabaseCollector } from './postgres-database-collector.js';
 import { postgresLocksCollector } from './postgres-locks-collector.js';
 import { postgresReplicationCollector } from './postgres-replication-collector.js';
+import { postgresSettingsCollector } from './postgres-settings-collector.js';
 import { postgresStatDatabaseCollector } from './postgres-stat-database-collector.js';
 import { postgresStatementsCollector } from './postgres-statements-collector.js';
 
@@ -16,4 +17,5 @@ export const postgresCollectors: readonly Collector<PostgresSource>[] = [
   postgresLocksCollector,
   postgresBgwriterCollector,
   postgresReplicationCollector,
+  postgresSettingsCollector,
 ];

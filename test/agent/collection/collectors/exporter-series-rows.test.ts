@@ -1,9 +1,11 @@
 import t from 'tap';
 import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
+import { mysqlValue } from '../../../../agent/collection/collectors/mysql/mysql-value.js';
 import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
 import { bgwriterCounters } from '../../../../agent/collection/collectors/postgres/postgres-bgwriter-collector.js';
 import { topStatementCounters } from '../../../../agent/collection/collectors/postgres/postgres-statements-collector.js';
 import { replicationCounters } from '../../../../agent/collection/collectors/postgres/postgres-replication-collector.js';
+import { settingCounters } from '../../../../agent/collection/collectors/postgres/postgres-settings-collector.js';
 
 // Rows as the engines this machine does not run return them (PostgreSQL 12, 16, 17; MySQL 8.0),
 // recorded from their documentation's column lists and from sessions on those versions.
@@ -105,5 +107,23 @@ t.test('pg_stat_statements: only the top statements by total time, seconds from 
     'pg_stat_statements_calls_total{user="app",datname="shop",queryid="3"}': 10,
     'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="3"}': 0.04,
     'pg_stat_statements_rows_total{user="app",datname="shop",queryid="3"}': 20,
+  });
+});
+
+t.test('a Galera node (MariaDB Cluster): its switches as 1 and 0, as mysqld_exporter reads them', async (t) => {
+  const rows = [['wsrep_ready', 'ON'], ['wsrep_local_state', '4'], ['wsrep_local_recv_queue', '0'], ['Innodb_log_waits', '3'], ['wsrep_cluster_status', 'Primary']];
+  t.same(globalStatusCounters(rows.map(([Variable_name, Value]) => ({ Variable_name, Value }))), {
+    mysql_global_status_wsrep_ready: 1,
+    mysql_global_status_wsrep_local_state: 4,
+    mysql_global_status_wsrep_local_recv_queue: 0,
+    mysql_global_status_innodb_log_waits: 3,
+  });
+  t.same([mysqlValue('OFF'), mysqlValue('yes'), mysqlValue('No'), mysqlValue('12.5'), mysqlValue(''), mysqlValue('DISABLED')], [0, 1, 0, 12.5, null, null]);
+});
+
+t.test('pg_settings: the values arrive as text; one a version lacks is simply absent', async (t) => {
+  t.same(settingCounters([{ name: 'autovacuum_vacuum_scale_factor', setting: '0.2' }, { name: 'superuser_reserved_connections', setting: '3' }]), {
+    pg_settings_autovacuum_vacuum_scale_factor: 0.2,
+    pg_settings_superuser_reserved_connections: 3,
   });
 });
