@@ -87,6 +87,21 @@ export const pgActivityStates = ['active', 'idle', 'idle in transaction', 'idle 
 export const pgSettings = ['autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_threshold', 'max_locks_per_transaction', 'superuser_reserved_connections'] as const;
 
 /**
+ * pg_stat_user_tables columns exported as pg_stat_user_tables_<column>{datname,schemaname,relname}
+ * for the largest tables; `last_*` in seconds since the epoch, 0 for never, as postgres_exporter does.
+ */
+export const pgUserTablesColumns = {
+  counter: [
+    'seq_scan', 'seq_tup_read', 'idx_scan', 'idx_tup_fetch', 'n_tup_ins', 'n_tup_upd', 'n_tup_del', 'n_tup_hot_upd',
+    'vacuum_count', 'autovacuum_count', 'analyze_count', 'autoanalyze_count',
+  ],
+  gauge: ['n_live_tup', 'n_dead_tup', 'n_mod_since_analyze', 'last_vacuum', 'last_autovacuum', 'last_analyze', 'last_autoanalyze'],
+} as const;
+
+/** The tables exported as pg_stat_user_tables_* series: this many of the largest, which keeps a snapshot small. */
+export const pgUserTablesLimit = 20;
+
+/**
  * SHOW GLOBAL STATUS variables exported as mysql_global_status_<name in lower case>, with the
  * exporter's type; those the mysqld mixin's dashboard and alerts read, and the server's traffic.
  */
@@ -129,6 +144,8 @@ export const mysqlGlobalVariables = [
   'query_cache_size', 'table_definition_cache', 'table_open_cache', 'thread_cache_size', 'wsrep_desync',
 ] as const;
 
+const userTable = ['datname', 'schemaname', 'relname'];
+
 export const exporterCatalog: readonly ExporterFamily[] = [
   ...pgStatDatabaseColumns.map((column) =>
     family(`pg_stat_database_${column}`, column === 'numbackends' ? 'gauge' : 'counter', postgres, `pg_stat_database.${column} of the monitored database.`, ['datid', 'datname']),
@@ -138,6 +155,8 @@ export const exporterCatalog: readonly ExporterFamily[] = [
   family('pg_locks_count', 'gauge', postgres, 'Locks held in the monitored database, by mode.', ['datname', 'mode']),
   ...pgBgwriterColumns.map((column) => family(`pg_stat_bgwriter_${column}_total`, 'counter', postgres, `pg_stat_bgwriter.${column} (up to PostgreSQL 16 for checkpoint and backend columns).`)),
   ...pgCheckpointerColumns.map((column) => family(`pg_stat_checkpointer_${column}_total`, 'counter', postgres, `pg_stat_checkpointer.${column} (PostgreSQL 17 on).`)),
+  ...pgUserTablesColumns.counter.map((column) => family(`pg_stat_user_tables_${column}`, 'counter', postgres, `pg_stat_user_tables.${column} of the largest tables.`, userTable)),
+  ...pgUserTablesColumns.gauge.map((column) => family(`pg_stat_user_tables_${column}`, 'gauge', postgres, `pg_stat_user_tables.${column} of the largest tables.`, userTable)),
   ...pgSettings.map((name) => family(`pg_settings_${name}`, 'gauge', postgres, `PostgreSQL setting ${name}.`)),
   family('pg_postmaster_start_time_seconds', 'gauge', postgres, 'Time the PostgreSQL server started, in seconds since the epoch.'),
   family('pg_replication_is_replica', 'gauge', postgres, 'Whether the server is a replica in recovery (1) or not (0).'),

@@ -8,6 +8,7 @@ import { postgresReplicationCollector } from './postgres-replication-collector.j
 import { postgresSettingsCollector } from './postgres-settings-collector.js';
 import { postgresStatDatabaseCollector } from './postgres-stat-database-collector.js';
 import { postgresStatementsCollector } from './postgres-statements-collector.js';
+import { postgresUserTablesCollector } from './postgres-user-tables-collector.js';
 
 export const postgresCollectors: readonly Collector<PostgresSource>[] = [
   postgresDatabaseCollector,
@@ -18,4 +19,5 @@ export const postgresCollectors: readonly Collector<PostgresSource>[] = [
   postgresBgwriterCollector,
   postgresReplicationCollector,
   postgresSettingsCollector,
+  postgresUserTablesCollector,
 ];

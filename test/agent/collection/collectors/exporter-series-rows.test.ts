@@ -6,6 +6,7 @@ import { bgwriterCounters } from '../../../../agent/collection/collectors/postgr
 import { topStatementCounters } from '../../../../agent/collection/collectors/postgres/postgres-statements-collector.js';
 import { replicationCounters } from '../../../../agent/collection/collectors/postgres/postgres-replication-collector.js';
 import { settingCounters } from '../../../../agent/collection/collectors/postgres/postgres-settings-collector.js';
+import { userTableCounters } from '../../../../agent/collection/collectors/postgres/postgres-user-tables-collector.js';
 
 // Rows as the engines this machine does not run return them (PostgreSQL 12, 16, 17; MySQL 8.0),
 // recorded from their documentation's column lists and from sessions on those versions.
@@ -126,4 +127,22 @@ t.test('pg_settings: the values arrive as text; one a version lacks is simply ab
     pg_settings_autovacuum_vacuum_scale_factor: 0.2,
     pg_settings_superuser_reserved_connections: 3,
   });
+});
+
+t.test('pg_stat_user_tables: a table without an index and never vacuumed has 0 there, as the exporter has it', async (t) => {
+  const counters = userTableCounters([
+    {
+      datname: 'shop', schemaname: 'public', relname: 'events', seq_scan: '12', seq_tup_read: '3400', idx_scan: null, idx_tup_fetch: null,
+      n_tup_ins: '500', n_tup_upd: '7', n_tup_del: '1', n_tup_hot_upd: '6', vacuum_count: '0', autovacuum_count: '2', analyze_count: '1',
+      autoanalyze_count: '3', n_live_tup: '499', n_dead_tup: '8', n_mod_since_analyze: '4', last_vacuum: null, last_autovacuum: '1795000000.25',
+      last_analyze: '1795000100', last_autoanalyze: null,
+    },
+  ]);
+  const labels = '{datname="shop",schemaname="public",relname="events"}';
+  t.equal(Object.keys(counters).length, 19);
+  t.equal(counters[`pg_stat_user_tables_idx_scan${labels}`], 0);
+  t.equal(counters[`pg_stat_user_tables_last_vacuum${labels}`], 0);
+  t.equal(counters[`pg_stat_user_tables_last_autovacuum${labels}`], 1795000000.25);
+  t.equal(counters[`pg_stat_user_tables_n_dead_tup${labels}`], 8);
+  t.equal(counters[`pg_stat_user_tables_seq_tup_read${labels}`], 3400);
 });
