@@ -146,6 +146,17 @@ export const mysqlGlobalVariables = [
 
 const userTable = ['datname', 'schemaname', 'relname'];
 
+/**
+ * Replica status columns exported as mysql_slave_status_<column> (mysqld_exporter's names, which
+ * the mysqld mixin reads), one series per replication channel; MySQL 8.0.22's renamed columns
+ * (Seconds_Behind_Source, Replica_IO_Running ...) are exported under these names too.
+ */
+export const mysqlReplicaStatusColumns = [
+  'seconds_behind_master', 'sql_delay', 'slave_io_running', 'slave_sql_running', 'read_master_log_pos', 'exec_master_log_pos',
+  'relay_log_space', 'last_io_errno', 'last_sql_errno',
+] as const;
+const replicaChannel = ['master_host', 'master_uuid', 'channel_name', 'connection_name'];
+
 export const exporterCatalog: readonly ExporterFamily[] = [
   ...pgStatDatabaseColumns.map((column) =>
     family(`pg_stat_database_${column}`, column === 'numbackends' ? 'gauge' : 'counter', postgres, `pg_stat_database.${column} of the monitored database.`, ['datid', 'datname']),
@@ -170,6 +181,7 @@ export const exporterCatalog: readonly ExporterFamily[] = [
   ...mysqlStatusVariables.gauge.map((name) => family(`mysql_global_status_${name.toLowerCase()}`, 'gauge', mysql, `SHOW GLOBAL STATUS ${name}.`)),
   ...mysqlStatusFamilies.map(({ name, type, help, label }) => family(name, type, mysql, help, [label])),
   ...mysqlGlobalVariables.map((name) => family(`mysql_global_variables_${name}`, 'gauge', mysql, `SHOW GLOBAL VARIABLES ${name}.`)),
+  ...mysqlReplicaStatusColumns.map((column) => family(`mysql_slave_status_${column}`, 'gauge', mysql, `Replica status ${column} of each replication channel (switches as 1 and 0).`, replicaChannel)),
   family('mysql_info_schema_processlist_threads', 'gauge', mysql, 'Server threads by command and state (information_schema.PROCESSLIST), the agent\'s own left out.', ['command', 'state']),
 ];
 

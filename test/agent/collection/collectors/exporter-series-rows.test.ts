@@ -1,5 +1,6 @@
 import t from 'tap';
 import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
+import { replicaStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-replica-status-collector.js';
 import { mysqlValue } from '../../../../agent/collection/collectors/mysql/mysql-value.js';
 import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
 import { bgwriterCounters } from '../../../../agent/collection/collectors/postgres/postgres-bgwriter-collector.js';
@@ -145,4 +146,35 @@ t.test('pg_stat_user_tables: a table without an index and never vacuumed has 0 t
   t.equal(counters[`pg_stat_user_tables_last_autovacuum${labels}`], 1795000000.25);
   t.equal(counters[`pg_stat_user_tables_n_dead_tup${labels}`], 8);
   t.equal(counters[`pg_stat_user_tables_seq_tup_read${labels}`], 3400);
+});
+
+t.test("replica status: MariaDB's connections and MySQL 8.0.22's renamed columns under the exporter's names", async (t) => {
+  const mariadb = {
+    Connection_name: 'east', Master_Host: 'db-east', Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Seconds_Behind_Master: '3', SQL_Delay: '0',
+    Read_Master_Log_Pos: '4711', Exec_Master_Log_Pos: '4700', Relay_Log_Space: '9000', Last_IO_Errno: '0', Last_SQL_Errno: '0', Master_Log_File: 'bin.000007',
+  };
+  const mariadbLabels = '{master_host="db-east",master_uuid="",channel_name="",connection_name="east"}';
+  t.same(replicaStatusCounters([mariadb]), {
+    [`mysql_slave_status_seconds_behind_master${mariadbLabels}`]: 3,
+    [`mysql_slave_status_sql_delay${mariadbLabels}`]: 0,
+    [`mysql_slave_status_slave_io_running${mariadbLabels}`]: 1,
+    [`mysql_slave_status_slave_sql_running${mariadbLabels}`]: 1,
+    [`mysql_slave_status_read_master_log_pos${mariadbLabels}`]: 4711,
+    [`mysql_slave_status_exec_master_log_pos${mariadbLabels}`]: 4700,
+    [`mysql_slave_status_relay_log_space${mariadbLabels}`]: 9000,
+    [`mysql_slave_status_last_io_errno${mariadbLabels}`]: 0,
+    [`mysql_slave_status_last_sql_errno${mariadbLabels}`]: 0,
+  });
+  const mysql8 = {
+    Source_Host: '10.0.0.5', Source_UUID: '3e11fa47-71ca-11e1-9e33-c80aa9429562', Channel_Name: '', Replica_IO_Running: 'Connecting',
+    Replica_SQL_Running: 'Yes', Seconds_Behind_Source: null, SQL_Delay: '60', Read_Source_Log_Pos: '157', Exec_Source_Log_Pos: '157',
+    Relay_Log_Space: '500', Last_IO_Errno: '2003', Last_SQL_Errno: '0',
+  };
+  const mysqlLabels = '{master_host="10.0.0.5",master_uuid="3e11fa47-71ca-11e1-9e33-c80aa9429562",channel_name="",connection_name=""}';
+  const counters = replicaStatusCounters([mysql8]);
+  t.equal(counters[`mysql_slave_status_slave_io_running${mysqlLabels}`], 0, 'still connecting is not running');
+  t.equal(counters[`mysql_slave_status_sql_delay${mysqlLabels}`], 60);
+  t.equal(counters[`mysql_slave_status_last_io_errno${mysqlLabels}`], 2003);
+  t.notOk(`mysql_slave_status_seconds_behind_master${mysqlLabels}` in counters, 'an unknown lag is no series, not 0');
+  t.equal(Object.keys(counters).length, 8);
 });
