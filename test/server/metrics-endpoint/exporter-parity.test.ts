@@ -30,7 +30,8 @@ t.teardown(() => mariadb.drop());
 await postgres.admin(`ALTER DATABASE ${postgres.name} SET application_name = 'parity-load'`);
 const pgbenchConnection = ['-h', postgres.settings.host, '-p', String(postgres.settings.port), '-U', postgres.settings.username];
 execFileSync('pgbench', ['-i', '-s', '1', '-q', ...pgbenchConnection, postgres.name], { stdio: 'ignore' });
-startDetached(t, 'pgbench', ['-c', '2', '-T', '120', '--rate', '100', ...pgbenchConnection, postgres.name]);
+// Each second pgbench reports the transactions it completed in it: the reference for dbmon's rate.
+const load = startDetached(t, 'pgbench', ['-c', '2', '-T', '120', '--rate', '200', '-P', '1', '--progress-timestamp', ...pgbenchConnection, postgres.name]);
 
 const mariadbLoad = await mariadb.connect();
 await mariadbLoad.query('CREATE TABLE items (id int PRIMARY KEY, name varchar(40) NOT NULL) ENGINE=InnoDB');
@@ -67,7 +68,8 @@ startTestEmbeddedAgent(t, server);
 
 const [postgresExporterPort, mysqldExporterPort, prometheusPort] = [await freePort(), await freePort(), await freePort()];
 startDetached(t, 'prometheus-postgres-exporter', [`--web.listen-address=127.0.0.1:${postgresExporterPort}`], {
-  DATA_SOURCE_NAME: `postgresql://${postgres.settings.username}@${postgres.settings.host}:${postgres.settings.port}/${postgres.name}?sslmode=disable`,
+  // Its statistics views are the server's; on the monitored database its scrapes, each second, would add a tenth to the load's transactions.
+  DATA_SOURCE_NAME: `postgresql://${postgres.settings.username}@${postgres.settings.host}:${postgres.settings.port}/postgres?sslmode=disable`,
 });
 const myCnf = join(work, 'my.cnf');
 writeFileSync(myCnf, `[client]\nuser=${exporterUser}\npassword=${exporterPassword}\nhost=${mariadb.settings.host}\nport=${mariadb.settings.port}\n`, { mode: 0o600 });
@@ -194,4 +196,43 @@ t.test('promtool check metrics is clean on /metrics and on a database of its own
     const text = (await server.request('GET', path, { headers })).text;
     t.equal(execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' }).trim(), '', `${path} is clean`);
   }
+});
+
+/** pgbench's progress reports: at each time (seconds since the epoch), the rate of the second before it. */
+function pgbenchProgress(output: string): { at: number; tps: number }[] {
+  return [...output.matchAll(/^progress: ([\d.]+) s, ([\d.]+) tps/gm)].map(([, at, tps]) => ({ at: Number(at), tps: Number(tps) }));
+}
+
+/** The transactions pgbench reports between two times, each report's rate spread over its second. */
+function pgbenchTransactions(progress: readonly { at: number; tps: number }[], from: number, to: number): number {
+  return progress.reduce((sum, { at, tps }, i) => {
+    const start = i === 0 ? at - 1 : progress[i - 1]!.at;
+    return sum + tps * Math.max(0, Math.min(at, to) - Math.max(start, from));
+  }, 0);
+}
+
+t.test("dbmon's transaction rate agrees with pgbench's own within 5 %", async (t) => {
+  // The agent samples on real time; the test server's clock stands still.
+  const window = { from: new Date(Date.now() - 600_000).toISOString(), to: new Date(Date.now() + 600_000).toISOString() };
+  const path = `/v1/databases/${postgresId}/metrics/history?${new URLSearchParams({ metrics: 'throughput.transactions_per_second', resolution: 'raw', ...window })}`;
+  // Each sample's rate is over the interval since the one before. Three intervals: the backends
+  // flush their statistics up to a second late, which over one 10 s interval is as much as 10 %.
+  const intervals = 3;
+  let samples: { at: number; tps: number | null }[] = [];
+  await waitUntil(
+    'three rates of the load from dbmon, and pgbench past them',
+    async () => {
+      const { data } = (await server.request('GET', path, { key })).body as { data: { timestamp: string; metrics: Record<string, number | null> }[] };
+      samples = data.map(({ timestamp, metrics }) => ({ at: Date.parse(timestamp) / 1000, tps: metrics['throughput.transactions_per_second'] ?? null }));
+      return samples.length > intervals && (pgbenchProgress(load.output()).at(-1)?.at ?? 0) > samples[intervals]!.at;
+    },
+    45_000,
+  );
+  const measured = samples.slice(0, intervals + 1);
+  const [from, to] = [measured[0]!.at, measured[intervals]!.at];
+  const dbmonTransactions = measured.slice(1).reduce((sum, { at, tps }, i) => sum + (tps ?? NaN) * (at - measured[i]!.at), 0);
+  const dbmonRate = dbmonTransactions / (to - from);
+  const pgbenchRate = pgbenchTransactions(pgbenchProgress(load.output()), from, to) / (to - from);
+  t.ok(pgbenchRate > 100, `pgbench ran at ${pgbenchRate.toFixed(1)} TPS`);
+  t.ok(Math.abs(dbmonRate - pgbenchRate) / pgbenchRate < 0.05, `dbmon ${dbmonRate.toFixed(2)} TPS vs pgbench ${pgbenchRate.toFixed(2)} over ${(to - from).toFixed(1)} s`);
 });
