@@ -98,9 +98,6 @@ export const pgUserTablesColumns = {
   gauge: ['n_live_tup', 'n_dead_tup', 'n_mod_since_analyze', 'last_vacuum', 'last_autovacuum', 'last_analyze', 'last_autoanalyze'],
 } as const;
 
-/** The tables exported as pg_stat_user_tables_* series: this many of the largest, which keeps a snapshot small. */
-export const pgUserTablesLimit = 20;
-
 /**
  * SHOW GLOBAL STATUS variables exported as mysql_global_status_<name in lower case>, with the
  * exporter's type; those the mysqld mixin's dashboard and alerts read, and the server's traffic.

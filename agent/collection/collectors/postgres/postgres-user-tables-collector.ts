@@ -1,5 +1,5 @@
 import type { Collector } from '../../collector.js';
-import { pgUserTablesColumns, pgUserTablesLimit, seriesKey } from '../../../../common/exporter-catalog.js';
+import { pgUserTablesColumns, seriesKey } from '../../../../common/exporter-catalog.js';
 import type { PostgresSource } from '../../../sources/postgres-source.js';
 import { nullableNumberOf, textOf, type Row } from '../../../sources/row.js';
 
@@ -7,11 +7,11 @@ const columns = [...pgUserTablesColumns.counter, ...pgUserTablesColumns.gauge];
 const timestamp = /^last_/;
 
 /**
- * The access and maintenance counters of the monitored database's largest tables, as
- * postgres_exporter names them. Largest by pg_class.relpages, the size as of the last vacuum or
+ * The access and maintenance counters of the monitored database's `largestTables` largest tables,
+ * as postgres_exporter names them. Largest by pg_class.relpages, the size as of the last vacuum or
  * analyze: pg_table_size would wait for the lock of a table being altered.
  */
-export const postgresUserTablesCollector: Collector<PostgresSource> = {
+export const createPostgresUserTablesCollector = (largestTables: number): Collector<PostgresSource> => ({
   name: 'pg_stat_user_tables',
   async collect(source, { signal }) {
     const selected = columns.map((column) => (timestamp.test(column) ? `extract(epoch FROM s.${column}) AS ${column}` : `s.${column}`));
@@ -21,12 +21,12 @@ export const postgresUserTablesCollector: Collector<PostgresSource> = {
          JOIN pg_class c ON c.oid = s.relid
         ORDER BY c.relpages DESC, s.relid
         LIMIT $1`,
-      [pgUserTablesLimit],
+      [largestTables],
       signal,
     );
     return { counters: userTableCounters(rows) };
   },
-};
+});
 
 /** The exporter's series of each table row; a column without a value (no index scanned, never vacuumed) is 0, as the exporter has it. */
 export function userTableCounters(rows: readonly Row[]): Record<string, number> {
