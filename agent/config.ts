@@ -85,6 +85,14 @@ const agentConfigSchema = z.strictObject({
     })
     .prefault({}),
   log: z.strictObject({ level: logLevel.default('info') }).prefault({}),
+  // Series of their own for the statements that took the most time and for the largest tables;
+  // the bounds keep one sample well inside a delivery batch (512 KiB).
+  collection: z
+    .strictObject({
+      top_statements: z.number().int().min(0).max(500).default(100),
+      largest_tables: z.number().int().min(0).max(100).default(20),
+    })
+    .prefault({}),
   databases: z.array(localDatabaseSchema).default([]),
 });
 
@@ -110,6 +118,8 @@ const bindings: readonly ConfigBinding[] = [
   { path: 'delivery.backoff_initial_seconds', env: 'DBMON_AGENT_BACKOFF_INITIAL_SECONDS' },
   { path: 'delivery.backoff_max_seconds', env: 'DBMON_AGENT_BACKOFF_MAX_SECONDS' },
   { path: 'log.level', env: 'DBMON_AGENT_LOG_LEVEL', flag: 'log-level' },
+  { path: 'collection.top_statements', env: 'DBMON_AGENT_TOP_STATEMENTS' },
+  { path: 'collection.largest_tables', env: 'DBMON_AGENT_LARGEST_TABLES' },
 ];
 
 export const agentConfigFlags = {

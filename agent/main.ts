@@ -147,6 +147,7 @@ function start(config: AgentConfig, stateDir: string, logger: Logger): RunningAg
     localDatabases: config.databases,
     backoff,
     assignmentsRefreshMs: config.server.assignments_refresh_seconds * 1000,
+    postgresSeriesLimits: { topStatements: config.collection.top_statements, largestTables: config.collection.largest_tables },
   });
 }
 

@@ -5,6 +5,7 @@ import { AssignmentPoller } from './assignments/assignment-poller.js';
 import type { AssignmentStore } from './assignments/assignment-store.js';
 import type { BackoffPolicy } from './delivery/backoff.js';
 import { createDatabaseCollection } from './collection/database-collection.js';
+import type { PostgresSeriesLimits } from './collection/collectors/postgres/postgres-collectors.js';
 import { DatabasePool, type CreateCollection, type DatabaseTask } from './collection/database-pool.js';
 import { Pusher, type PusherStats } from './delivery/pusher.js';
 import { JobRunner, type JobSource } from './advisor/job-runner.js';
@@ -28,6 +29,8 @@ export interface StartAgentOptions {
   localDatabases?: readonly Assignment[];
   /** Builds source and collectors of one database; tests pass fakes. */
   createCollection?: CreateCollection;
+  /** How many statements and tables have series of their own; default 100 and 20. */
+  postgresSeriesLimits?: PostgresSeriesLimits;
   /** Retries of deliveries and of assignment fetches. */
   backoff?: BackoffPolicy;
   assignmentsRefreshMs?: number;
@@ -75,6 +78,7 @@ export function startAgent(options: StartAgentOptions): RunningAgent {
         timeoutMs,
         procRoot: '/proc',
         diskPath: '/',
+        ...(options.postgresSeriesLimits && { postgresSeriesLimits: options.postgresSeriesLimits }),
       }));
   const pool = new DatabasePool({ createCollection, logger, deadlineMs });
   const pusher = new Pusher({

@@ -80,8 +80,27 @@ export const pgLockModes = [
 export const pgActivityStates = ['active', 'idle', 'idle in transaction', 'idle in transaction (aborted)', 'fastpath function call', 'disabled'] as const;
 
 /**
+ * pg_settings exported as pg_settings_<name>: those the postgres mixin's alerts read (max_connections
+ * comes from the metric catalog's connections.max). All have no unit: postgres_exporter converts a
+ * setting with one and names it `_seconds` or `_bytes`.
+ */
+export const pgSettings = ['autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_threshold', 'max_locks_per_transaction', 'superuser_reserved_connections'] as const;
+
+/**
+ * pg_stat_user_tables columns exported as pg_stat_user_tables_<column>{datname,schemaname,relname}
+ * for the largest tables; `last_*` in seconds since the epoch, 0 for never, as postgres_exporter does.
+ */
+export const pgUserTablesColumns = {
+  counter: [
+    'seq_scan', 'seq_tup_read', 'idx_scan', 'idx_tup_fetch', 'n_tup_ins', 'n_tup_upd', 'n_tup_del', 'n_tup_hot_upd',
+    'vacuum_count', 'autovacuum_count', 'analyze_count', 'autoanalyze_count',
+  ],
+  gauge: ['n_live_tup', 'n_dead_tup', 'n_mod_since_analyze', 'last_vacuum', 'last_autovacuum', 'last_analyze', 'last_autoanalyze'],
+} as const;
+
+/**
  * SHOW GLOBAL STATUS variables exported as mysql_global_status_<name in lower case>, with the
- * exporter's type; those the mysqld mixin's overview dashboard reads, and the server's traffic.
+ * exporter's type; those the mysqld mixin's dashboard and alerts read, and the server's traffic.
  */
 export const mysqlStatusVariables = {
   counter: [
@@ -91,12 +110,14 @@ export const mysqlStatusVariables = {
     'Opened_table_definitions', 'Opened_tables', 'Qcache_hits', 'Qcache_inserts', 'Qcache_lowmem_prunes', 'Qcache_not_cached',
     'Queries', 'Questions', 'Select_full_join', 'Select_full_range_join', 'Select_range', 'Select_range_check', 'Select_scan',
     'Slow_queries', 'Sort_merge_passes', 'Sort_range', 'Sort_rows', 'Sort_scan', 'Table_locks_immediate', 'Table_locks_waited',
-    'Table_open_cache_hits', 'Table_open_cache_misses', 'Table_open_cache_overflows', 'Threads_created',
+    'Table_open_cache_hits', 'Table_open_cache_misses', 'Table_open_cache_overflows', 'Threads_created', 'Innodb_log_waits',
   ],
   gauge: [
     'Innodb_mem_adaptive_hash', 'Innodb_mem_dictionary', 'Innodb_num_open_files', 'Innodb_page_size', 'Max_used_connections',
     'Open_files', 'Open_table_definitions', 'Open_tables', 'Qcache_free_memory', 'Qcache_queries_in_cache', 'Threads_cached',
     'Threads_connected', 'Threads_running', 'Uptime',
+    // Galera's (MariaDB Cluster): wsrep_ready is OFF on a server without a cluster, the others absent.
+    'wsrep_ready', 'wsrep_local_state', 'wsrep_local_recv_queue',
   ],
 } as const;
 
@@ -114,11 +135,24 @@ export const mysqlStatusFamilies = [
   },
 ] as const;
 
-/** SHOW GLOBAL VARIABLES exported as mysql_global_variables_<name>: those the mysqld mixin reads (max_connections comes from the metric catalog's connections.max). */
+/** SHOW GLOBAL VARIABLES exported as mysql_global_variables_<name>: those the mysqld mixin's dashboard and alerts read (max_connections comes from the metric catalog's connections.max). */
 export const mysqlGlobalVariables = [
   'innodb_buffer_pool_size', 'innodb_log_buffer_size', 'key_buffer_size', 'open_files_limit',
-  'query_cache_size', 'table_definition_cache', 'table_open_cache', 'thread_cache_size',
+  'query_cache_size', 'table_definition_cache', 'table_open_cache', 'thread_cache_size', 'wsrep_desync',
 ] as const;
+
+const userTable = ['datname', 'schemaname', 'relname'];
+
+/**
+ * Replica status columns exported as mysql_slave_status_<column> (mysqld_exporter's names, which
+ * the mysqld mixin reads), one series per replication channel; MySQL 8.0.22's renamed columns
+ * (Seconds_Behind_Source, Replica_IO_Running ...) are exported under these names too.
+ */
+export const mysqlReplicaStatusColumns = [
+  'seconds_behind_master', 'sql_delay', 'slave_io_running', 'slave_sql_running', 'read_master_log_pos', 'exec_master_log_pos',
+  'relay_log_space', 'last_io_errno', 'last_sql_errno',
+] as const;
+const replicaChannel = ['master_host', 'master_uuid', 'channel_name', 'connection_name'];
 
 export const exporterCatalog: readonly ExporterFamily[] = [
   ...pgStatDatabaseColumns.map((column) =>
@@ -129,6 +163,9 @@ export const exporterCatalog: readonly ExporterFamily[] = [
   family('pg_locks_count', 'gauge', postgres, 'Locks held in the monitored database, by mode.', ['datname', 'mode']),
   ...pgBgwriterColumns.map((column) => family(`pg_stat_bgwriter_${column}_total`, 'counter', postgres, `pg_stat_bgwriter.${column} (up to PostgreSQL 16 for checkpoint and backend columns).`)),
   ...pgCheckpointerColumns.map((column) => family(`pg_stat_checkpointer_${column}_total`, 'counter', postgres, `pg_stat_checkpointer.${column} (PostgreSQL 17 on).`)),
+  ...pgUserTablesColumns.counter.map((column) => family(`pg_stat_user_tables_${column}`, 'counter', postgres, `pg_stat_user_tables.${column} of the largest tables.`, userTable)),
+  ...pgUserTablesColumns.gauge.map((column) => family(`pg_stat_user_tables_${column}`, 'gauge', postgres, `pg_stat_user_tables.${column} of the largest tables.`, userTable)),
+  ...pgSettings.map((name) => family(`pg_settings_${name}`, 'gauge', postgres, `PostgreSQL setting ${name}.`)),
   family('pg_postmaster_start_time_seconds', 'gauge', postgres, 'Time the PostgreSQL server started, in seconds since the epoch.'),
   family('pg_replication_is_replica', 'gauge', postgres, 'Whether the server is a replica in recovery (1) or not (0).'),
   family('pg_replication_lag', 'gauge', postgres, 'On a replica: seconds since the last replayed transaction; 0 on a primary.'),
@@ -141,6 +178,7 @@ export const exporterCatalog: readonly ExporterFamily[] = [
   ...mysqlStatusVariables.gauge.map((name) => family(`mysql_global_status_${name.toLowerCase()}`, 'gauge', mysql, `SHOW GLOBAL STATUS ${name}.`)),
   ...mysqlStatusFamilies.map(({ name, type, help, label }) => family(name, type, mysql, help, [label])),
   ...mysqlGlobalVariables.map((name) => family(`mysql_global_variables_${name}`, 'gauge', mysql, `SHOW GLOBAL VARIABLES ${name}.`)),
+  ...mysqlReplicaStatusColumns.map((column) => family(`mysql_slave_status_${column}`, 'gauge', mysql, `Replica status ${column} of each replication channel (switches as 1 and 0).`, replicaChannel)),
   family('mysql_info_schema_processlist_threads', 'gauge', mysql, 'Server threads by command and state (information_schema.PROCESSLIST), the agent\'s own left out.', ['command', 'state']),
 ];
 

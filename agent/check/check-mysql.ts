@@ -1,3 +1,4 @@
+import { readReplicaStatus } from '../collection/collectors/mysql/mysql-replica-status-collector.js';
 import type { MysqlSession } from '../sources/mysql-session.js';
 import { numberOf, textOf, type Row } from '../sources/row.js';
 import { missing, ok, warning, type Requirement } from './requirement.js';
@@ -10,7 +11,7 @@ const consumers = ['global_instrumentation', 'statements_digest'] as const;
  * PROCESS (every connection in PROCESSLIST), performance_schema on with its digest consumers and
  * statement instruments, SELECT on performance_schema and on the database; optionally UPDATE on
  * performance_schema.threads (the agent's own statements kept out of the digests), the latency
- * histogram and ALTER (applying an index).
+ * histogram, the replica status and ALTER (applying an index).
  */
 export async function checkMysql(session: MysqlSession): Promise<Requirement[]> {
   const [who] = await session.query('SELECT CURRENT_USER() AS account, @@performance_schema AS performance_schema');
@@ -45,6 +46,7 @@ export async function checkMysql(session: MysqlSession): Promise<Requirement[]> 
     results.push(await threadsRequirement(session, grantee));
   }
   results.push(await histogramRequirement(session, session.flavor));
+  results.push(await replicaStatusRequirement(session, grantee));
   return [...results, alterRequirement(privileges, database, grantee)];
 }
 
@@ -102,6 +104,16 @@ async function histogramRequirement(session: MysqlSession, flavor: MysqlSession[
     return warning('latency histogram', 'optional: query_response_time_stats is OFF; percentiles are estimated', 'SET GLOBAL query_response_time_stats = ON;  and in my.cnf [mysqld]: query_response_time_stats = ON');
   }
   return ok('latency histogram', 'QUERY_RESPONSE_TIME');
+}
+
+async function replicaStatusRequirement(session: MysqlSession, grantee: string): Promise<Requirement> {
+  const readable = await readReplicaStatus((sql) => session.query(sql), session.flavor).then(
+    () => true,
+    () => false,
+  );
+  if (readable) return ok('replica status', 'readable (a replica reports its lag)');
+  const privilege = session.flavor === 'mariadb' ? 'REPLICA MONITOR' : 'REPLICATION CLIENT';
+  return warning('replica status', `optional: without ${privilege} a replica's status and lag (mysql_slave_status_*) are not collected`, `GRANT ${privilege} ON *.* TO ${grantee};`);
 }
 
 function alterRequirement(privileges: ReadonlySet<string>, database: string, grantee: string): Requirement {

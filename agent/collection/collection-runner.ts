@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { metricCatalog, nestValues, type MetricCatalog, type MetricValues, type SnapshotMetricFields } from '../../common/metric-catalog.js';
 import type { CollectionErrorCode } from '../../common/agent-protocol/error-codes.js';
-import { maxErrorLength } from '../../common/agent-protocol/limits.js';
+import { maxCounterKeyLength, maxErrorLength } from '../../common/agent-protocol/limits.js';
 import type { CollectorOutcome, Snapshot } from '../../common/agent-protocol/snapshot.js';
 import { collectionErrorCode } from './collection-error-code.js';
 import type { Collector, Contribution, Pingable } from './collector.js';
@@ -81,7 +81,7 @@ export class CollectionRunner<Source extends Pingable> {
       version: merged.version ?? null,
       ...fields,
       metrics: { ...fields.metrics, latency: { ...fields.metrics.latency, source: latencySource, ...(note !== undefined && { note }) } },
-      counters: merged.counters ?? {},
+      counters: withinKeyLimit(merged.counters ?? {}),
       collectors: outcomes,
       ...(derived.statements && { statements: derived.statements }),
     };
@@ -107,6 +107,11 @@ export class CollectionRunner<Source extends Pingable> {
   #collectorSucceeded(name: string): void {
     if (this.#collectorErrors.delete(name)) this.options.logger.info({ collector: name }, 'collector recovered');
   }
+}
+
+/** The series the server takes: one labelled with long names (a table's, a user's) would cost the whole sample. */
+function withinKeyLimit(counters: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counters).filter(([key]) => key.length <= maxCounterKeyLength));
 }
 
 function mergeContributions(contributions: readonly Contribution[]): Contribution {

@@ -4,7 +4,7 @@ import { CollectionRunner } from './collection-runner.js';
 import type { Collector } from './collector.js';
 import { createHostCollector } from './collectors/host.js';
 import { mysqlCollectors } from './collectors/mysql/mysql-collectors.js';
-import { postgresCollectors } from './collectors/postgres/postgres-collectors.js';
+import { createPostgresCollectors, defaultPostgresSeriesLimits, type PostgresSeriesLimits } from './collectors/postgres/postgres-collectors.js';
 import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import type { SourceOptions } from '../sources/connection-settings.js';
 import { MysqlSource } from '../sources/mysql-source.js';
@@ -25,6 +25,7 @@ export interface DatabaseCollectionOptions {
   procRoot: string;
   /** The file system whose usage is reported as disk_usage. */
   diskPath: string;
+  postgresSeriesLimits?: PostgresSeriesLimits;
 }
 
 /** Builds the source and the collectors (the engine's set, then the host) for one assigned database. */
@@ -34,7 +35,7 @@ export function createDatabaseCollection(assignment: Assignment, options: Databa
   const host = createHostCollector({ procRoot: options.procRoot, diskPath: options.diskPath });
   if (assignment.type === 'postgresql') {
     const source = new PostgresSource(assignment.connection, sourceOptions);
-    const collectors: Collector<PostgresSource>[] = [...postgresCollectors, host];
+    const collectors: Collector<PostgresSource>[] = [...createPostgresCollectors(options.postgresSeriesLimits ?? defaultPostgresSeriesLimits), host];
     return wrap(new CollectionRunner({ source, collectors, logger }), source);
   }
   const source = new MysqlSource(assignment.connection, sourceOptions);

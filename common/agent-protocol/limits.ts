@@ -12,6 +12,9 @@ export const maxBatchSamples = 500;
 /** Characters of a batch id (of `A-Z a-z 0-9 _ -`). */
 export const batchIdLength = { min: 16, max: 64 } as const;
 
+/** Characters of a series' key in a snapshot's `counters` (its name and labels). */
+export const maxCounterKeyLength = 200;
+
 /** Statements in one snapshot: the agent keeps those that took the most time. */
 export const maxStatementsPerSnapshot = 1000;
 

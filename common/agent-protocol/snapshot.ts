@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MetricCatalog, MetricDefinition, SnapshotMetricFields } from '../metric-catalog.js';
 import { nestedShape } from '../nested-shape.js';
 import { collectionErrorCodeFormat } from './error-codes.js';
-import { maxErrorLength, maxQueryLength, maxStatementsPerSnapshot } from './limits.js';
+import { maxCounterKeyLength, maxErrorLength, maxQueryLength, maxStatementsPerSnapshot } from './limits.js';
 
 /** How a snapshot's latencies were obtained; null when it has none. */
 export const latencySource = z.enum(['histogram', 'estimate']).nullable();
@@ -46,7 +46,7 @@ const snapshotEnvelope = {
   error_code: collectionErrorCodeFormat.optional().describe('With an unreachable snapshot: why, as a stable code (see Database.last_error.code)'),
   version: z.string().max(200).nullable(),
   /** Raw cumulative engine counters, named like postgres_exporter / mysqld_exporter. */
-  counters: z.record(z.string().max(200), z.number()),
+  counters: z.record(z.string().max(maxCounterKeyLength), z.number()),
   collectors: z.array(collectorOutcome).max(100),
   /** Per-interval deltas; absent when no interval could be measured (first cycle, no statistics). */
   statements: z.array(statementStats).max(maxStatementsPerSnapshot).optional(),

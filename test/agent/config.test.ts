@@ -25,6 +25,7 @@ t.test('defaults', async (t) => {
     spool: { max_samples: 100_000 },
     delivery: { backoff_initial_seconds: 1, backoff_max_seconds: 60 },
     log: { level: 'info' },
+    collection: { top_statements: 100, largest_tables: 20 },
     databases: [],
   });
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.server), 'frozen');
@@ -47,6 +48,7 @@ t.test('precedence: defaults < YAML < environment < flags', async (t) => {
     DBMON_AGENT_LOG_LEVEL: 'debug',
     DBMON_AGENT_SPOOL_MAX_SAMPLES: '70',
     DBMON_AGENT_BACKOFF_MAX_SECONDS: '2.5',
+    DBMON_AGENT_TOP_STATEMENTS: '25',
   };
   t.match(loadAgentConfig({}, env), {
     server: { url: 'https://env:2', agent_key: 'yaml-key' },
@@ -54,7 +56,9 @@ t.test('precedence: defaults < YAML < environment < flags', async (t) => {
     spool: { max_samples: 70 },
     delivery: { backoff_max_seconds: 2.5 },
     log: { level: 'debug' },
+    collection: { top_statements: 25, largest_tables: 20 },
   }, 'DBMON_AGENT_CONFIG names the file; environment wins over it');
+  t.throws(() => loadAgentConfig({}, { ...minimal, DBMON_AGENT_LARGEST_TABLES: '101' }), ConfigError, 'more tables than a sample holds well');
 
   const flags = parseAgentArgs(['run', '--server-url', 'https://flag:3', '--state-dir', '/flag', '--log-level', 'error']).flags;
   t.match(loadAgentConfig(flags, env), { server: { url: 'https://flag:3' }, state_dir: '/flag', log: { level: 'error' } }, 'flags win');

@@ -84,6 +84,7 @@ t.test('MariaDB: an under-privileged user is told what is missing, a fully privi
   t.match(found.performance_schema, { status: 'ok' });
   t.match(found['SELECT on performance_schema'], { status: 'missing', fix: `GRANT SELECT ON performance_schema.* TO ${grantee};` });
   t.match(found['apply index suggestions'], { status: 'warning', fix: `GRANT ALTER ON \`${database.name}\`.* TO ${grantee};` });
+  t.match(found['replica status'], { status: 'warning', fix: `GRANT REPLICA MONITOR ON *.* TO ${grantee};` });
   t.notOk(allPresent([low]));
 
   for (const requirement of low.requirements) if (requirement.fix !== undefined) await database.admin(requirement.fix);

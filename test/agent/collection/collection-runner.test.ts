@@ -5,6 +5,8 @@ import type { Collector, Pingable } from '../../../agent/collection/collector.js
 import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
 import { DeadlineExceededError } from '../../../agent/collection/scheduler.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
+import { snapshotSchema } from '../../../common/agent-protocol/snapshot.js';
+import { metricCatalog } from '../../../common/metric-catalog.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 
 const logger = pino({ level: 'silent' });
@@ -45,6 +47,14 @@ t.test('a failing collector costs only its own part of the snapshot', async (t) 
   );
   t.ok(snapshot.collectors.every((outcome) => outcome.duration_ms >= 0));
   t.same(JSON.parse(JSON.stringify(snapshot)), snapshot, 'plain JSON');
+});
+
+t.test('a series whose key is longer than the protocol allows is left out, so the server takes the sample', async (t) => {
+  const longNames = `pg_stat_user_tables_n_dead_tup{datname="${'d'.repeat(63)}",schemaname="${'s'.repeat(63)}",relname="${'r'.repeat(63)}"}`;
+  const runner = new CollectionRunner({ source: reachable, logger, collectors: [fixed('tables', { counters: { [longNames]: 5, pg_up_like: 1 } })] });
+  const snapshot = await runner.collect(new Date('2026-01-01T00:00:00Z'));
+  t.same(snapshot.counters, { pg_up_like: 1 });
+  t.ok(snapshotSchema(metricCatalog).safeParse(snapshot).success, 'the server-side schema accepts it');
 });
 
 t.test('the cycle deadline stops a hanging collector and the cycle still answers', async (t) => {

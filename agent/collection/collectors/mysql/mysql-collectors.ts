@@ -5,6 +5,7 @@ import { mysqlGlobalStatusCollector } from './mysql-global-status-collector.js';
 import { mysqlGlobalVariablesCollector } from './mysql-global-variables-collector.js';
 import { mysqlProcesslistCollector } from './mysql-processlist-collector.js';
 import { mysqlProcesslistThreadsCollector } from './mysql-processlist-threads-collector.js';
+import { mysqlReplicaStatusCollector } from './mysql-replica-status-collector.js';
 import { mysqlStatementDigestsCollector } from './mysql-statement-digests-collector.js';
 import { mysqlStatementHistogramCollector } from './mysql-statement-histogram-collector.js';
 
@@ -17,4 +18,5 @@ export const mysqlCollectors: readonly Collector<MysqlSource>[] = [
   mysqlStatementDigestsCollector,
   mysqlGlobalVariablesCollector,
   mysqlProcesslistThreadsCollector,
+  mysqlReplicaStatusCollector,
 ];

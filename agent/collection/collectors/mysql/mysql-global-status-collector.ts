@@ -2,8 +2,8 @@ import type { Collector } from '../../collector.js';
 import { mysqlStatusFamilies, mysqlStatusVariables, seriesKey } from '../../../../common/exporter-catalog.js';
 import type { MysqlSource } from '../../../sources/mysql-source.js';
 import { textOf, type Row } from '../../../sources/row.js';
+import { mysqlValue } from './mysql-value.js';
 
-const numeric = /^-?\d+(\.\d+)?$/;
 const variables = [...mysqlStatusVariables.counter, ...mysqlStatusVariables.gauge];
 
 /**
@@ -27,15 +27,14 @@ export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
   },
 };
 
-/** SHOW GLOBAL STATUS rows as the exporter's series; values that are not numbers are left out. */
+/** SHOW GLOBAL STATUS rows as the exporter's series; values that are neither numbers nor switches are left out. */
 export function globalStatusCounters(rows: readonly Row[]): Record<string, number> {
   const counters: Record<string, number> = {};
   for (const row of rows) {
     const name = textOf(row.Variable_name);
-    const text = textOf(row.Value);
+    const value = mysqlValue(row.Value);
     // Some variables hold text (Rsa_public_key, Ssl_cipher_list), some are empty: not series.
-    if (!numeric.test(text)) continue;
-    const value = Number(text);
+    if (value === null) continue;
     const family = mysqlStatusFamilies.find(({ prefix }) => name.startsWith(prefix));
     if (family === undefined) {
       counters[seriesKey(`mysql_global_status_${name.toLowerCase()}`)] = value;

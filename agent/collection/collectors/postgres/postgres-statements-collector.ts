@@ -8,9 +8,10 @@ import { numberOf, textOf, type Row } from '../../../sources/row.js';
  * Lifetime statistics of the monitored database's statements from pg_stat_statements; the
  * runner turns them into per-interval deltas. Only top-level statements count (with
  * pg_stat_statements.track = all, statements inside functions are listed too), and the agent's
- * own are left out by their marker comment. Never resets the view: other tools read it too.
+ * own are left out by their marker comment. Never resets the view: other tools read it too. The
+ * `topStatements` that took the most time are also exported as pg_stat_statements_*_total series.
  */
-export const postgresStatementsCollector: Collector<PostgresSource> = {
+export const createPostgresStatementsCollector = (topStatements: number): Collector<PostgresSource> => ({
   name: 'pg_stat_statements',
   explainsMissingLatency: true,
   async collect(source, { signal }) {
@@ -41,7 +42,7 @@ export const postgresStatementsCollector: Collector<PostgresSource> = {
       ...(rows.length === 0 && { latencyNote: 'pg_stat_statements has no statements for this database yet' }),
     };
   },
-};
+});
 
 function columnsOf(extension: Row): Set<string> {
   return new Set(Array.isArray(extension.columns) ? extension.columns.map(String) : []);
@@ -61,9 +62,6 @@ function statementsQuery(schema: string, columns: Set<string>): string {
              AND query NOT LIKE $1
              ${topLevelOnly}`;
 }
-
-/** The statements exported as pg_stat_statements_*_total series: those that took the most time. */
-const topStatements = 100;
 
 /** postgres_exporter's pg_stat_statements series for the `limit` statements with the most total time. */
 export function topStatementCounters(rows: readonly Row[], limit: number): Record<string, number> {

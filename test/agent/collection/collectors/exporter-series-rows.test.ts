@@ -1,9 +1,13 @@
 import t from 'tap';
 import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
+import { replicaStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-replica-status-collector.js';
+import { mysqlValue } from '../../../../agent/collection/collectors/mysql/mysql-value.js';
 import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
 import { bgwriterCounters } from '../../../../agent/collection/collectors/postgres/postgres-bgwriter-collector.js';
 import { topStatementCounters } from '../../../../agent/collection/collectors/postgres/postgres-statements-collector.js';
 import { replicationCounters } from '../../../../agent/collection/collectors/postgres/postgres-replication-collector.js';
+import { settingCounters } from '../../../../agent/collection/collectors/postgres/postgres-settings-collector.js';
+import { userTableCounters } from '../../../../agent/collection/collectors/postgres/postgres-user-tables-collector.js';
 
 // Rows as the engines this machine does not run return them (PostgreSQL 12, 16, 17; MySQL 8.0),
 // recorded from their documentation's column lists and from sessions on those versions.
@@ -106,4 +110,71 @@ t.test('pg_stat_statements: only the top statements by total time, seconds from 
     'pg_stat_statements_seconds_total{user="app",datname="shop",queryid="3"}': 0.04,
     'pg_stat_statements_rows_total{user="app",datname="shop",queryid="3"}': 20,
   });
+});
+
+t.test('a Galera node (MariaDB Cluster): its switches as 1 and 0, as mysqld_exporter reads them', async (t) => {
+  const rows = [['wsrep_ready', 'ON'], ['wsrep_local_state', '4'], ['wsrep_local_recv_queue', '0'], ['Innodb_log_waits', '3'], ['wsrep_cluster_status', 'Primary']];
+  t.same(globalStatusCounters(rows.map(([Variable_name, Value]) => ({ Variable_name, Value }))), {
+    mysql_global_status_wsrep_ready: 1,
+    mysql_global_status_wsrep_local_state: 4,
+    mysql_global_status_wsrep_local_recv_queue: 0,
+    mysql_global_status_innodb_log_waits: 3,
+  });
+  t.same([mysqlValue('OFF'), mysqlValue('yes'), mysqlValue('No'), mysqlValue('12.5'), mysqlValue(''), mysqlValue('DISABLED')], [0, 1, 0, 12.5, null, null]);
+});
+
+t.test('pg_settings: the values arrive as text; one a version lacks is simply absent', async (t) => {
+  t.same(settingCounters([{ name: 'autovacuum_vacuum_scale_factor', setting: '0.2' }, { name: 'superuser_reserved_connections', setting: '3' }]), {
+    pg_settings_autovacuum_vacuum_scale_factor: 0.2,
+    pg_settings_superuser_reserved_connections: 3,
+  });
+});
+
+t.test('pg_stat_user_tables: a table without an index and never vacuumed has 0 there, as the exporter has it', async (t) => {
+  const counters = userTableCounters([
+    {
+      datname: 'shop', schemaname: 'public', relname: 'events', seq_scan: '12', seq_tup_read: '3400', idx_scan: null, idx_tup_fetch: null,
+      n_tup_ins: '500', n_tup_upd: '7', n_tup_del: '1', n_tup_hot_upd: '6', vacuum_count: '0', autovacuum_count: '2', analyze_count: '1',
+      autoanalyze_count: '3', n_live_tup: '499', n_dead_tup: '8', n_mod_since_analyze: '4', last_vacuum: null, last_autovacuum: '1795000000.25',
+      last_analyze: '1795000100', last_autoanalyze: null,
+    },
+  ]);
+  const labels = '{datname="shop",schemaname="public",relname="events"}';
+  t.equal(Object.keys(counters).length, 19);
+  t.equal(counters[`pg_stat_user_tables_idx_scan${labels}`], 0);
+  t.equal(counters[`pg_stat_user_tables_last_vacuum${labels}`], 0);
+  t.equal(counters[`pg_stat_user_tables_last_autovacuum${labels}`], 1795000000.25);
+  t.equal(counters[`pg_stat_user_tables_n_dead_tup${labels}`], 8);
+  t.equal(counters[`pg_stat_user_tables_seq_tup_read${labels}`], 3400);
+});
+
+t.test("replica status: MariaDB's connections and MySQL 8.0.22's renamed columns under the exporter's names", async (t) => {
+  const mariadb = {
+    Connection_name: 'east', Master_Host: 'db-east', Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Seconds_Behind_Master: '3', SQL_Delay: '0',
+    Read_Master_Log_Pos: '4711', Exec_Master_Log_Pos: '4700', Relay_Log_Space: '9000', Last_IO_Errno: '0', Last_SQL_Errno: '0', Master_Log_File: 'bin.000007',
+  };
+  const mariadbLabels = '{master_host="db-east",master_uuid="",channel_name="",connection_name="east"}';
+  t.same(replicaStatusCounters([mariadb]), {
+    [`mysql_slave_status_seconds_behind_master${mariadbLabels}`]: 3,
+    [`mysql_slave_status_sql_delay${mariadbLabels}`]: 0,
+    [`mysql_slave_status_slave_io_running${mariadbLabels}`]: 1,
+    [`mysql_slave_status_slave_sql_running${mariadbLabels}`]: 1,
+    [`mysql_slave_status_read_master_log_pos${mariadbLabels}`]: 4711,
+    [`mysql_slave_status_exec_master_log_pos${mariadbLabels}`]: 4700,
+    [`mysql_slave_status_relay_log_space${mariadbLabels}`]: 9000,
+    [`mysql_slave_status_last_io_errno${mariadbLabels}`]: 0,
+    [`mysql_slave_status_last_sql_errno${mariadbLabels}`]: 0,
+  });
+  const mysql8 = {
+    Source_Host: '10.0.0.5', Source_UUID: '3e11fa47-71ca-11e1-9e33-c80aa9429562', Channel_Name: '', Replica_IO_Running: 'Connecting',
+    Replica_SQL_Running: 'Yes', Seconds_Behind_Source: null, SQL_Delay: '60', Read_Source_Log_Pos: '157', Exec_Source_Log_Pos: '157',
+    Relay_Log_Space: '500', Last_IO_Errno: '2003', Last_SQL_Errno: '0',
+  };
+  const mysqlLabels = '{master_host="10.0.0.5",master_uuid="3e11fa47-71ca-11e1-9e33-c80aa9429562",channel_name="",connection_name=""}';
+  const counters = replicaStatusCounters([mysql8]);
+  t.equal(counters[`mysql_slave_status_slave_io_running${mysqlLabels}`], 0, 'still connecting is not running');
+  t.equal(counters[`mysql_slave_status_sql_delay${mysqlLabels}`], 60);
+  t.equal(counters[`mysql_slave_status_last_io_errno${mysqlLabels}`], 2003);
+  t.notOk(`mysql_slave_status_seconds_behind_master${mysqlLabels}` in counters, 'an unknown lag is no series, not 0');
+  t.equal(Object.keys(counters).length, 8);
 });

@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 import t from 'tap';
 import { mysqlCollectors } from '../../../../../agent/collection/collectors/mysql/mysql-collectors.js';
+import { mysqlReplicaStatusCollector } from '../../../../../agent/collection/collectors/mysql/mysql-replica-status-collector.js';
+import { MysqlSource } from '../../../../../agent/sources/mysql-source.js';
 import { collectionRunner, mysqlSourceOn } from '../../../../helpers/collection-under-test.js';
 import { createThrowawayMysqlDatabase } from '../../../../helpers/throwaway-mysql-database.js';
 
@@ -28,4 +32,20 @@ t.test("mysqld_exporter's series from the real engine: commands, handlers, buffe
     t.type(counters[`mysql_global_status_${name}`], 'number', name);
   }
   t.ok((counters['mysql_info_schema_processlist_threads{command="sleep",state="unknown"}'] ?? 0) >= 1, 'the idle test session');
+});
+
+t.test('replica status: none on a server that replicates nothing, none and no failure for an account without the grant', async (t) => {
+  const signal = new AbortController().signal;
+  const context = { signal, now: new Date(), logger: pino({ level: 'silent' }) };
+  t.same(await mysqlReplicaStatusCollector.collect(source, context), { counters: {} });
+
+  const user = `norepl_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(12).toString('hex');
+  await database.admin(`CREATE USER '${user}'@'127.0.0.1' IDENTIFIED BY '${password}'`);
+  t.teardown(() => database.admin(`DROP USER IF EXISTS '${user}'@'127.0.0.1'`));
+  await database.admin(`GRANT SELECT ON \`${database.name}\`.* TO '${user}'@'127.0.0.1'`);
+  const ungranted = new MysqlSource({ ...database.settings, username: user, password }, { statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
+  t.teardown(() => ungranted.close());
+  await t.rejects(ungranted.query('SHOW ALL SLAVES STATUS', [], signal), { code: 'ER_SPECIFIC_ACCESS_DENIED_ERROR' }, 'the server refuses it');
+  t.same(await mysqlReplicaStatusCollector.collect(ungranted, context), {});
 });

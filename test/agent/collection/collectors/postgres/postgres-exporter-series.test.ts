@@ -1,6 +1,6 @@
 import t from 'tap';
 import { pgLockModes } from '../../../../../common/exporter-catalog.js';
-import { postgresCollectors } from '../../../../../agent/collection/collectors/postgres/postgres-collectors.js';
+import { createPostgresCollectors, postgresCollectors } from '../../../../../agent/collection/collectors/postgres/postgres-collectors.js';
 import { collectionRunner, postgresSourceOn } from '../../../../helpers/collection-under-test.js';
 import { createThrowawayPostgresDatabase } from '../../../../helpers/throwaway-postgres-database.js';
 
@@ -42,4 +42,21 @@ t.test("postgres_exporter's series from the real engine: states, locks, bgwriter
   t.equal(counters.pg_replication_is_replica, 0, 'a standalone server is no replica');
   t.equal(counters.pg_replication_lag, 0);
   await holder.query('ROLLBACK');
+});
+
+t.test('the limits: only the largest tables and the statements that took the most time have series of their own', async (t) => {
+  const client = await database.connect();
+  t.teardown(() => client.end());
+  await client.query('CREATE TABLE big AS SELECT g AS id FROM generate_series(1, 20000) g');
+  await client.query('CREATE TABLE small (id int)');
+  await client.query('INSERT INTO small VALUES (1)');
+  await client.query('VACUUM ANALYZE big');
+  await client.query('VACUUM ANALYZE small');
+
+  const snapshot = await collectionRunner(source, createPostgresCollectors({ topStatements: 2, largestTables: 1 })).collect();
+  const keys = Object.keys(snapshot.counters);
+  const tables = new Set(keys.filter((key) => key.startsWith('pg_stat_user_tables_')).map((key) => /relname="([^"]+)"/.exec(key)?.[1]));
+  t.same([...tables], ['big']);
+  const statements = keys.filter((key) => key.startsWith('pg_stat_statements_calls_total')).length;
+  t.ok(statements >= 1 && statements <= 2, `${statements} statements`);
 });
