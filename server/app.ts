@@ -61,7 +61,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now, ownLimitPaths)));
   app.use(unmatched());
   const formPaths = new Set(routes.filter((route) => route.form !== undefined).map((route) => route.path));
-  for (const middleware of jsonBody(deps.bodyLimitBytes, formPaths)) app.use(middleware);
+  app.use(jsonBody(deps.bodyLimitBytes, formPaths));
   app.use(routesByPath([...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]));
   return app;
 }
