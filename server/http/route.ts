@@ -72,24 +72,31 @@ export function defineRoute<
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
-  for (const route of routes) {
-    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
-    const { body } = route;
-    const parseQuery = route.query === undefined ? undefined : queryParser(route.query);
-    const parseBody =
-      body === undefined ? undefined : route.compiledBody ? compiledBodyParser(body) : (input: unknown) => parseInput(body, input);
-    router[route.method](route.operationId, koaPath, async (ctx) => {
-      const principal =
-        route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
-      const input = {
-        params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
-        query: parseQuery?.(ctx.querystring, () => ctx.query),
-        body: parseBody?.(ctx.request.body ?? {}),
-        principal,
-      };
-      await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);
-    });
-  }
+  for (const route of routes) router[route.method](route.operationId, koaPath(route), routeMiddleware(route));
+}
+
+/** The route's path as @koa/router writes it: `/v1/databases/:id`. */
+function koaPath(route: RouteDefinition): string {
+  return route.path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The route's chain once its path and method matched: the credential check, the input parsed, the handler. */
+export function routeMiddleware(route: RouteDefinition): (ctx: Context) => Promise<void> {
+  const { body } = route;
+  const parseQuery = route.query === undefined ? undefined : queryParser(route.query);
+  const parseBody =
+    body === undefined ? undefined : route.compiledBody ? compiledBodyParser(body) : (input: unknown) => parseInput(body, input);
+  return async (ctx) => {
+    const principal =
+      route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
+    const input = {
+      params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
+      query: parseQuery?.(ctx.querystring, () => ctx.query),
+      body: parseBody?.(ctx.request.body ?? {}),
+      principal,
+    };
+    await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);
+  };
 }
 
 /** Parsed queries kept per schema; at this many the memory starts over rather than tracking recency. */

@@ -16,7 +16,7 @@ function answering(method: RouteDefinition['method'], path: string, operationId:
     auth: 'public',
     responses: { 200: { description: 'which route answered' } },
     handler: (ctx) => {
-      ctx.body = { route: operationId, params: ctx.params };
+      ctx.body = { route: operationId, params: ctx.params, matched: ctx._matchedRoute as unknown };
     },
   });
 }
