@@ -35,7 +35,9 @@ export function routesByPath(routes: readonly RouteDefinition[]): Middleware {
     byPath.set(path, (ctx, next) => (direct.get(ctx.method) ?? others)(ctx, next));
   }
   const withParameters = dispatch(routes.filter((_, i) => layers[i]!.paramNames.length > 0));
-  return (ctx, next) => (byPath.get(ctx.path) ?? withParameters)(ctx, next);
+  const middleware: Middleware = (ctx, next) => (byPath.get(ctx.path) ?? withParameters)(ctx, next);
+  // Like the middleware of @koa/router, it carries its router: one of all the routes, to list what the app serves.
+  return Object.assign(middleware, { router: all });
 }
 
 /** What the router does for a route without parameters that matched: no parameters, the route named for the logs, its chain. */
