@@ -1,16 +1,21 @@
-// Throughput and latency of authenticated `GET /v1/databases` against a bare Koa route, in one run.
+// Throughput and latency of authenticated `GET /v1/databases` against a bare Koa route that sends
+// the same page with the same headers (#14 goal 6), and optionally against another checkout's
+// server (a baseline commit), all in one run.
 //
-//   npm run build && node bench/api.js [--connections 10] [--duration 10] [--warmup 2] [--rounds 2]
-//                                      [--cpu-prof <dir>] [--keep]
+//   npm run build && node bench/api.js [--connections 10] [--duration 10] [--warmup 2] [--rounds 3]
+//                                      [--baseline <checkout>] [--cpu-prof <dir>] [--keep]
 //
 // Starts the real server (`node dist/server/main.js`) as a child process on a temporary state
 // directory, registers 25 databases through the API, raises the organization's hourly limit (see
-// raiseHourlyLimit) and restarts it; starts bench/bare-koa-server.js as a second child; then runs
-// autocannon from this process against each in turn (bare, api, bare, api, ...), each measured run
-// after a warm-up of its own, and prints the medians and the ratio api/bare. Exits non-zero if any
-// request of any run (warm-up included) was not a 2xx, errored or timed out.
+// raiseHourlyLimit) and restarts it; with --baseline, does the same for `<checkout>/dist/server/main.js`
+// (built beforehand, on a state directory and port of its own). Starts bench/bare-koa-server.js with
+// the API's answer as its page. Then runs autocannon from this process against each target in turn,
+// each measured run after a warm-up of its own, the order rotating every round so that no target
+// always follows another; prints each run, the medians with their range over the rounds, and the
+// ratios. Exits non-zero if any request of any run (warm-up included) was not a 2xx, errored or
+// timed out.
 import { Buffer } from 'node:buffer';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +26,6 @@ import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-pr
 import { integerFlag, out } from './output.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const serverEntry = join(root, 'dist', 'server', 'main.js');
 const bareEntry = join(root, 'bench', 'bare-koa-server.js');
 
 const databaseCount = 25;
@@ -34,7 +38,8 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '10' },
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    baseline: { type: 'string' },
     'cpu-prof': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -47,9 +52,16 @@ const settings = {
   rounds: integerFlag(flags, 'rounds'),
 };
 
-async function startDbmon(children, name, stateDir, port, profileDir) {
-  const args = profileDir === undefined ? [serverEntry] : ['--cpu-prof', '--cpu-prof-dir', profileDir, serverEntry];
-  const proc = startChild(children, name, root, args, {
+function serverEntryOf(checkout) {
+  const entry = join(checkout, 'dist', 'server', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing; run npm run build in ${checkout} first`);
+  return entry;
+}
+
+async function startDbmon(children, name, checkout, stateDir, port, profileDir) {
+  const entry = serverEntryOf(checkout);
+  const args = profileDir === undefined ? [entry] : ['--cpu-prof', '--cpu-prof-dir', profileDir, entry];
+  const proc = startChild(children, name, checkout, args, {
     DBMON_STATE_DIR: stateDir,
     DBMON_HOST: '127.0.0.1',
     DBMON_PORT: String(port),
@@ -61,8 +73,35 @@ async function startDbmon(children, name, stateDir, port, profileDir) {
   return proc;
 }
 
-async function startBare(children) {
-  const proc = startChild(children, 'bare koa server', root, [bareEntry], {});
+/** A checkout's server with 25 databases and the raised limit, started afresh for the measurement. */
+async function prepareDbmon(children, stateDirs, label, checkout, profileDir) {
+  const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-'));
+  stateDirs.push(stateDir);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  // Setup run: first start writes initial-admin.json; register the databases; stop.
+  const setup = await startDbmon(children, `dbmon ${label} (setup)`, checkout, stateDir, port, undefined);
+  const { api_key: apiKey } = JSON.parse(readFileSync(join(stateDir, 'initial-admin.json'), 'utf8'));
+  await createDatabases(base, apiKey);
+  await stopChild(setup);
+  raiseHourlyLimit(stateDir);
+  // The measured server: a fresh process over the same state.
+  const proc = await startDbmon(children, `dbmon ${label} (measured)`, checkout, stateDir, port, profileDir);
+  const page = await checkListResponse(base, apiKey);
+  return {
+    target: {
+      name: `${label} GET /v1/databases?per_page=${perPage}`,
+      url: `${base}/v1/databases?per_page=${perPage}`,
+      headers: { Authorization: `Bearer ${apiKey}` },
+      pid: proc.child.pid,
+    },
+    page,
+    stateDir,
+  };
+}
+
+async function startBare(children, pageFile) {
+  const proc = startChild(children, 'bare koa server', root, [bareEntry, pageFile], {});
   let port;
   await waitFor(proc, 'listening line', async () => {
     const match = /listening (\d+)/.exec(proc.output.join(''));
@@ -105,10 +144,11 @@ function raiseHourlyLimit(stateDir) {
   }
 }
 
-/** One request by hand before the load: the page, the totals and the raised limit are what we think. */
+/** One request by hand before the load: the page, the totals and the raised limit are what we think. Returns the page. */
 async function checkListResponse(base, apiKey) {
   const response = await globalThis.fetch(`${base}/v1/databases?per_page=${perPage}`, { headers: { Authorization: `Bearer ${apiKey}` } });
-  const body = await response.json();
+  const text = await response.text();
+  const body = JSON.parse(text);
   const problems = [];
   if (response.status !== 200) problems.push(`status ${response.status}`);
   if (body.data?.length !== perPage) problems.push(`${body.data?.length} rows, expected ${perPage}`);
@@ -116,8 +156,10 @@ async function checkListResponse(base, apiKey) {
   if (response.headers.get('x-ratelimit-limit') !== String(benchHourlyLimit)) {
     problems.push(`X-RateLimit-Limit ${response.headers.get('x-ratelimit-limit')}`);
   }
+  const link = response.headers.get('link');
+  if (link === null) problems.push('no Link header');
   if (problems.length > 0) throw new Error(`GET /v1/databases is not what the bench expects: ${problems.join('; ')}`);
-  return Buffer.byteLength(JSON.stringify(body));
+  return { body: text, link };
 }
 
 function failures(result) {
@@ -165,61 +207,64 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** `median (min–max)` of a list, each figure through `format`. */
+function spread(values, format) {
+  return `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+}
+
+const integer = (value) => value.toFixed(0);
+const percent = (value) => `${(value * 100).toFixed(1)} %`;
+
 function row(cells, widths) {
   return cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
 }
 
+/** A ratio per round, of runs measured minutes apart at most: less moved by the machine's load than a ratio of medians. */
+function roundRatios(runs, numerator, denominator, field) {
+  return runs[numerator].map((run, i) => run[field] / runs[denominator][i][field]);
+}
+
 async function main() {
-  const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-'));
   const profileDir = flags['cpu-prof'] === undefined ? undefined : resolve(flags['cpu-prof']);
   const children = [];
+  const stateDirs = [];
   let failed = true;
   try {
-    if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing; run npm run build first`);
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-
-    // Setup run: first start writes initial-admin.json; register the databases; stop.
-    const setup = await startDbmon(children, 'dbmon server (setup)', stateDir, port, undefined);
-    const { api_key: apiKey } = JSON.parse(readFileSync(join(stateDir, 'initial-admin.json'), 'utf8'));
-    await createDatabases(base, apiKey);
-    await stopChild(setup);
-    raiseHourlyLimit(stateDir);
-
-    // The measured server: a fresh process over the same state.
-    const dbmon = await startDbmon(children, 'dbmon server (measured)', stateDir, port, profileDir);
-    const apiBytes = await checkListResponse(base, apiKey);
-    const bare = await startBare(children);
+    const api = await prepareDbmon(children, stateDirs, 'api', root, profileDir);
+    const baseline =
+      flags.baseline === undefined ? undefined : await prepareDbmon(children, stateDirs, 'baseline', resolve(flags.baseline), undefined);
+    const pageFile = join(api.stateDir, 'bench-page.json');
+    writeFileSync(pageFile, JSON.stringify(api.page));
+    const bare = await startBare(children, pageFile);
 
     const targets = {
-      bare: { name: 'bare Koa GET /hello', url: `http://127.0.0.1:${bare.port}/hello`, headers: {}, pid: bare.proc.child.pid },
-      api: {
-        name: `GET /v1/databases?per_page=${perPage}`,
-        url: `${base}/v1/databases?per_page=${perPage}`,
-        headers: { Authorization: `Bearer ${apiKey}` },
-        pid: dbmon.child.pid,
-      },
+      page: { name: 'bare Koa GET /page', url: `http://127.0.0.1:${bare.port}/page`, headers: {}, pid: bare.proc.child.pid },
+      api: api.target,
+      ...(baseline === undefined ? {} : { baseline: baseline.target }),
     };
+    const kinds = Object.keys(targets);
 
     const cpuModel = cpus()[0]?.model ?? 'unknown CPU';
     const load1 = loadavg()[0].toFixed(2);
     out(`dbmon API bench: node ${process.version}, ${availableParallelism()} CPUs (${cpuModel}), load average before the runs ${load1}`);
     out(
       `autocannon: ${settings.connections} connections, ${settings.duration} s per run after a ${settings.warmup} s warm-up, ` +
-        `${settings.rounds} rounds of bare then api; load generator, server and baseline share this machine`,
+        `${settings.rounds} rounds of ${kinds.join(', ')} (order rotating); load generator, servers and reference share this machine`,
     );
-    out(`api response body: ${apiBytes} bytes (${perPage} of ${databaseCount} databases)`);
+    out(`api response body: ${Buffer.byteLength(api.page.body)} bytes (${perPage} of ${databaseCount} databases), sent by /page too`);
+    if (baseline !== undefined) out(`baseline: ${resolve(flags.baseline)}`);
     if (profileDir !== undefined) out(`server CPU profile: ${profileDir} (written when the server stops)`);
     out();
 
-    const runs = { bare: [], api: [] };
+    const runs = Object.fromEntries(kinds.map((kind) => [kind, []]));
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const kind of ['bare', 'api']) {
+      const shift = (round - 1) % kinds.length;
+      for (const kind of [...kinds.slice(shift), ...kinds.slice(0, shift)]) {
         await load(targets[kind], settings.warmup);
         const result = await load(targets[kind], settings.duration);
         runs[kind].push(result);
         out(
-          `round ${round} ${kind.padEnd(4)}  ${result.rps.toFixed(0).padStart(7)} req/s  ` +
+          `round ${round} ${kind.padEnd(8)}  ${result.rps.toFixed(0).padStart(7)} req/s  ` +
             `p50 ${String(result.p50).padStart(3)} ms  p99 ${String(result.p99).padStart(3)} ms  ` +
             `server CPU ${result.serverCpuUsPerRequest.toFixed(0).padStart(4)} us/req (${result.serverCpuPercent.toFixed(0)} % of a core), ` +
             `load generator ${result.loadCpuPercent.toFixed(0)} %  (${result.total} requests, all 2xx)`,
@@ -227,35 +272,39 @@ async function main() {
       }
     }
 
-    const summary = Object.fromEntries(
-      Object.entries(runs).map(([kind, list]) => [
-        kind,
-        {
-          rps: median(list.map((r) => r.rps)),
-          p50: median(list.map((r) => r.p50)),
-          p99: median(list.map((r) => r.p99)),
-          cpu: median(list.map((r) => r.serverCpuUsPerRequest)),
-        },
-      ]),
-    );
-    const ratio = summary.api.rps / summary.bare.rps;
-    const widths = [34, 10, 8, 8, 18];
+    const widths = [42, 22, 7, 7, 18];
     out();
-    out(`medians of ${settings.rounds} rounds`);
+    out(`medians of ${settings.rounds} rounds (min–max)`);
     out(row(['target', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req'], widths));
-    for (const kind of ['bare', 'api']) {
-      const s = summary[kind];
-      out(row([targets[kind].name, s.rps.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), s.cpu.toFixed(0)], widths));
+    for (const kind of kinds) {
+      const list = runs[kind];
+      out(
+        row(
+          [
+            targets[kind].name,
+            spread(list.map((r) => r.rps), integer),
+            median(list.map((r) => r.p50)).toFixed(1),
+            median(list.map((r) => r.p99)).toFixed(1),
+            spread(list.map((r) => r.serverCpuUsPerRequest), integer),
+          ],
+          widths,
+        ),
+      );
     }
     out();
+    const goal = median(roundRatios(runs, 'api', 'page', 'rps'));
     out(
-      `ratio api/bare throughput: ${(ratio * 100).toFixed(1)} % ` +
-        `(target >= ${targetRatio * 100} %: ${ratio >= targetRatio ? 'met' : 'NOT met'})`,
+      `api/page throughput, per round: ${spread(roundRatios(runs, 'api', 'page', 'rps'), percent)} ` +
+        `(target >= ${targetRatio * 100} %: ${goal >= targetRatio ? 'met' : 'NOT met'})`,
     );
     out(
-      `server CPU per request, bare/api: ${((summary.bare.cpu / summary.api.cpu) * 100).toFixed(1)} % ` +
+      `page/api server CPU per request, per round: ${spread(roundRatios(runs, 'page', 'api', 'serverCpuUsPerRequest'), percent)} ` +
         '(the throughput ratio if each server had a core to itself and the load generator were free)',
     );
+    if (baseline !== undefined) {
+      out(`api/baseline throughput, per round: ${spread(roundRatios(runs, 'api', 'baseline', 'rps'), percent)}`);
+      out(`api/baseline server CPU per request, per round: ${spread(roundRatios(runs, 'api', 'baseline', 'serverCpuUsPerRequest'), percent)}`);
+    }
     failed = false;
   } catch (error) {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
@@ -264,8 +313,10 @@ async function main() {
     }
   } finally {
     for (const proc of children.reverse()) await stopChild(proc);
-    if (flags.keep) out(`state dir kept: ${stateDir}`);
-    else rmSync(stateDir, { recursive: true, force: true });
+    for (const stateDir of stateDirs) {
+      if (flags.keep) out(`state dir kept: ${stateDir}`);
+      else rmSync(stateDir, { recursive: true, force: true });
+    }
   }
   process.exitCode = failed ? 1 : 0;
 }

@@ -1,5 +1,4 @@
 import Koa, { type Middleware } from 'koa';
-import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { healthRoutes } from './health/health-routes.js';
 import type { CredentialResolver } from './auth/credentials/credential-resolver.js';
@@ -11,7 +10,8 @@ import { jsonBody } from './http/json-body.js';
 import { rateLimit } from './http/rate-limit.js';
 import type { RateLimiter } from './http/rate-limiter.js';
 import { requestId } from './http/request-id.js';
-import { mountRoutes, type RouteDefinition } from './http/route.js';
+import type { RouteDefinition } from './http/route.js';
+import { routesByPath } from './http/routes-by-path.js';
 import { TrustedProxies } from './http/trusted-proxies.js';
 import { underV1 } from './http/under-v1.js';
 import { unmatched } from './http/unmatched.js';
@@ -50,9 +50,6 @@ export function createApp(deps: AppDependencies): Koa {
     ...metricsEndpointRoutes(deps.serverMetrics, deps.metricsToken),
     ...deps.routes,
   ];
-  // Exact paths only: a route that also answered /V1/... or /v1/x/ would be reached around the /v1 middleware.
-  const router = new Router({ sensitive: true, strict: true });
-  mountRoutes(router, [...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]);
 
   app.use(clientAddress(new TrustedProxies(deps.trustedProxies ?? [])));
   app.use(requestId());
@@ -64,9 +61,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(onlyUnderV1(rateLimit(deps.rateLimiter, now, ownLimitPaths)));
   app.use(unmatched());
   const formPaths = new Set(routes.filter((route) => route.form !== undefined).map((route) => route.path));
-  for (const middleware of jsonBody(deps.bodyLimitBytes, formPaths)) app.use(middleware);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(jsonBody(deps.bodyLimitBytes, formPaths));
+  app.use(routesByPath([...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]));
   return app;
 }
 

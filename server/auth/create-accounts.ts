@@ -13,6 +13,7 @@ import type { CredentialResolver } from './credentials/credential-resolver.js';
 import { SessionCookieResolver, type CsrfTokenSource } from './credentials/session-cookie-resolver.js';
 import { TwoFactorEnforcedResolver } from './credentials/two-factor-enforced-resolver.js';
 import type { IdentityService } from './identity/identity-service.js';
+import type { OrganizationSettingsRow } from './identity/organization.js';
 import type { OAuthTokensService } from './oauth/oauth-tokens-service.js';
 import { OneTimeLinks, type LinkHolders } from './one-time-links/one-time-links.js';
 import { OneTimeLinksRepository } from './one-time-links/one-time-links-repository.js';
@@ -82,7 +83,7 @@ export interface AccountsDependencies {
 
 /** People in the product: sign-in, sessions, the caller's profile, the organization's users and settings, invitations and password resets. */
 export function createAccounts({ db, identity, users, organizations, audit, generations, apiKeys, personalKeys, oauthTokens, publicUrl, mailer, locate, secretBox, smsSender, passwordPolicy, transaction }: AccountsDependencies) {
-  const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction);
+  const organizationSettings = new OrganizationSettingsService(organizations, audit, transaction, new GenerationCache<OrganizationSettingsRow | undefined>(generations, 'credentials'));
   const sessions = new SessionsService(new SessionsRepository(db), (orgId) => organizationSettings.sessionLimits(orgId), transaction, audit);
   const pendingSignIns = new PendingSignIns();
   const signIn = new SignInService(users, sessions, new PasswordVerifier(), new SignInThrottle(), audit, transaction, pendingSignIns, passwordPolicy);

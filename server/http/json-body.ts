@@ -8,13 +8,14 @@ const methodsWithBody = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * JSON bodies only, but url-encoded ones on `formPaths` (the OAuth endpoints): any other content type
  * with a body is refused before parsing. Any JSON value parses (so `null` is not called invalid JSON);
- * a value that is not an object is then refused as such.
+ * a value that is not an object is then refused as such. A request of another method (GET) goes on
+ * at once: none of this applies to it.
  */
-export function jsonBody(limitBytes: number, formPaths: ReadonlySet<string> = new Set()): Middleware[] {
+export function jsonBody(limitBytes: number, formPaths: ReadonlySet<string> = new Set()): Middleware {
   const requireJson: Middleware = async (ctx, next) => {
     const hasBody = (ctx.request.length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     const expected = formPaths.has(ctx.path) ? 'application/x-www-form-urlencoded' : 'application/json';
-    if (methodsWithBody.has(ctx.method) && hasBody && !ctx.is(expected)) {
+    if (hasBody && !ctx.is(expected)) {
       throw new InvalidRequestError('unsupported_content_type', `Send the request body as ${expected}`, 'Content-Type');
     }
     await next();
@@ -33,7 +34,7 @@ export function jsonBody(limitBytes: number, formPaths: ReadonlySet<string> = ne
     },
   }) as Middleware;
   const requireObject: Middleware = async (ctx, next) => {
-    if (methodsWithBody.has(ctx.method) && ctx.is('application/json')) {
+    if (ctx.is('application/json')) {
       const body: unknown = ctx.request.body;
       // co-body hands back '' for an empty body when not strict: that is no body, an empty object.
       if (body === '') ctx.request.body = {};
@@ -43,5 +44,5 @@ export function jsonBody(limitBytes: number, formPaths: ReadonlySet<string> = ne
     }
     await next();
   };
-  return [requireJson, parse, requireObject];
+  return (ctx, next) => (methodsWithBody.has(ctx.method) ? requireJson(ctx, () => parse(ctx, () => requireObject(ctx, next))) : next());
 }

@@ -33,6 +33,7 @@ export interface RouteDefinition<
   tag: string;
   auth: A;
   params?: P;
+  /** Its parse must depend on the query string alone (no clock, no state): a parsed query is kept by its query string (queryParser). */
   query?: Q;
   body?: B;
   /**
@@ -71,21 +72,52 @@ export function defineRoute<
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[]): void {
-  for (const route of routes) {
-    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
-    const { body } = route;
-    const parseBody =
-      body === undefined ? undefined : route.compiledBody ? compiledBodyParser(body) : (input: unknown) => parseInput(body, input);
-    router[route.method](route.operationId, koaPath, async (ctx) => {
-      const principal =
-        route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
-      const input = {
-        params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
-        query: route.query === undefined ? undefined : parseInput(route.query, ctx.query),
-        body: parseBody?.(ctx.request.body ?? {}),
-        principal,
-      };
-      await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);
-    });
-  }
+  for (const route of routes) router[route.method](route.operationId, koaPath(route), routeMiddleware(route));
+}
+
+/** The route's path as @koa/router writes it: `/v1/databases/:id`. */
+function koaPath(route: RouteDefinition): string {
+  return route.path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The route's chain once its path and method matched: the credential check, the input parsed, the handler. */
+export function routeMiddleware(route: RouteDefinition): (ctx: Context) => Promise<void> {
+  const { body } = route;
+  const parseQuery = route.query === undefined ? undefined : queryParser(route.query);
+  const parseBody =
+    body === undefined ? undefined : route.compiledBody ? compiledBodyParser(body) : (input: unknown) => parseInput(body, input);
+  return async (ctx) => {
+    const principal =
+      route.auth === 'public' ? undefined : requirePrincipal(ctx.state.auth as AuthResult | undefined, route.auth);
+    const input = {
+      params: route.params === undefined ? undefined : parseInput(route.params, ctx.params),
+      query: parseQuery?.(ctx.querystring, () => ctx.query),
+      body: parseBody?.(ctx.request.body ?? {}),
+      principal,
+    };
+    await route.handler(ctx, input as RouteInput<unknown, unknown, unknown, AccessRequirement>);
+  };
+}
+
+/** Parsed queries kept per schema; at this many the memory starts over rather than tracking recency. */
+const maxParsedQueries = 100;
+
+/**
+ * A route's query parse, kept by query string: Koa's parse of the string and zod's of its values cost
+ * more than the rest of a cached list request's handler. Only a parse of plain values is kept, and each
+ * request gets its own copy, so a handler that changes its input changes no one else's. A query that
+ * is refused is parsed (and refused) again each time.
+ */
+function queryParser(schema: ObjectSchema): (queryString: string, query: () => unknown) => unknown {
+  const parsed = new Map<string, Record<string, unknown>>();
+  return (queryString, query) => {
+    const kept = parsed.get(queryString);
+    if (kept !== undefined) return { ...kept };
+    const value = parseInput(schema, query()) as Record<string, unknown>;
+    if (Object.values(value).every((field) => field === null || typeof field !== 'object')) {
+      if (parsed.size >= maxParsedQueries) parsed.clear();
+      parsed.set(queryString, { ...value });
+    }
+    return value;
+  };
 }

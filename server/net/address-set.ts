@@ -26,6 +26,8 @@ export class AddressSet {
 
   /** False for anything that is no address. */
   has(ip: string): boolean {
+    // No entries (no trusted proxies, the usual case): every request would otherwise pay BlockList's parse of its address.
+    if (this.size === 0) return false;
     const address = canonicalAddress(ip);
     const family = isIP(address);
     return family !== 0 && this.#ranges.check(address, family === 4 ? 'ipv4' : 'ipv6');

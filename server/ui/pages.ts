@@ -11,6 +11,7 @@ import type { SessionCookie } from '../auth/sessions/session-cookie.js';
 import { NoRouteError } from '../errors.js';
 import { authenticate } from '../http/authenticate.js';
 import { HostCookie } from '../http/host-cookie.js';
+import { LayerPaths } from '../http/layer-paths.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
 import { dashboardPages, type DatabaseDirectory } from './dashboard-pages.js';
@@ -72,8 +73,8 @@ export function pages(deps: PagesDependencies): Middleware {
   samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
-  const layers = router.stack;
-  const tokenLayers = layers.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path)));
+  const pagePaths = new LayerPaths(router.stack);
+  const tokenPaths = new LayerPaths(router.stack.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path))));
 
   const errors = htmlErrors(renderer, deps.logger);
   const noRoute = unmatched();
@@ -84,10 +85,10 @@ export function pages(deps: PagesDependencies): Middleware {
   const methods = router.allowedMethods() as Middleware;
   const end: Next = async () => {};
   return async (ctx: Context, next: Next) => {
-    if (!layers.some((layer) => layer.match(ctx.path))) return browserNotFound(ctx, next);
+    if (!pagePaths.has(ctx.path)) return browserNotFound(ctx, next);
     setPageSecurityHeaders(ctx, https);
     // The path holds a one-time token: not even this server's own stylesheet request may carry it as the Referer.
-    if (tokenLayers.some((layer) => layer.match(ctx.path))) ctx.set('Referrer-Policy', 'no-referrer');
+    if (tokenPaths.has(ctx.path)) ctx.set('Referrer-Policy', 'no-referrer');
     // A page request ends here: the API's middleware after this one never sees it.
     const parse = samlAcsPath.test(ctx.path) ? samlResponseForm : form;
     await errors(ctx, () => noRoute(ctx, () => parse(ctx, () => routes(ctx, () => methods(ctx, end)))));

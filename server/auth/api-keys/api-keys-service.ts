@@ -32,6 +32,9 @@ const lastUsedResolutionMs = 60_000;
 export const defaultMaxLiveKeysPerOrganization = 1000;
 
 export class ApiKeysService {
+  /** Each cached key row's principal, made once: `lookups` keeps the row, and drops it when a credential table changes. */
+  readonly #principals = new WeakMap<ApiKeyAuthRow, Principal>();
+
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly identity: IdentityService,
@@ -67,7 +70,12 @@ export class ApiKeysService {
       row.last_used_at = now.toISOString();
       this.keys.touch(row.id, row.last_used_at); // the cached row follows: that column moves no generation
     }
-    return toPrincipal(row);
+    let principal = this.#principals.get(row);
+    if (principal === undefined) {
+      principal = toPrincipal(row);
+      this.#principals.set(row, principal);
+    }
+    return principal;
   }
 
   /** A key made through the API: never broader than the key that asks for it, and revoked with it. */

@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import type { GenerationCache } from '../../storage/generation-cache.js';
 import type { Transaction } from '../../storage/open-database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/audit-origin.js';
@@ -24,6 +25,8 @@ export class OrganizationSettingsService {
     private readonly organizations: SettingsOrganizations,
     private readonly audit: AuditLog,
     private readonly transaction: Transaction,
+    /** Settings rows by organization, dropped whenever an organization row changes: a session's or personal token's every request reads them. */
+    private readonly rows: GenerationCache<OrganizationSettingsRow | undefined>,
   ) {}
 
   organization(orgId: string): Organization {
@@ -90,7 +93,7 @@ export class OrganizationSettingsService {
   }
 
   #row(orgId: string): OrganizationSettingsRow {
-    const row = this.organizations.settings(orgId);
+    const row = this.rows.get(orgId, () => this.organizations.settings(orgId));
     if (row === undefined) throw new NotFoundError(`No organization ${orgId}`);
     return row;
   }
