@@ -28,8 +28,9 @@ const result = await build({
 const manifest = {};
 for (const [file, output] of Object.entries(result.metafile.outputs)) {
   if (output.entryPoint === undefined) continue;
-  const name = Object.keys(entryPoints).find((entry) => entryPoints[entry] === output.entryPoint);
-  const extension = file.slice(file.lastIndexOf('.'));
+  // The entry's name from the output's own (`[name]-[hash]`): the metafile's entry path is the real
+  // path, which differs from ours when node_modules is a link.
+  const { name, extension } = /^(?<name>.+)-[A-Z0-9]+(?<extension>\.\w+)$/.exec(basename(file)).groups;
   manifest[`${name}${extension}`] = basename(file);
 }
 writeFileSync(`${outdir}/manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
