@@ -1,0 +1,80 @@
+import type { Locator } from 'playwright-core';
+import t from 'tap';
+import { BrowserUnderTest, signInThroughPage } from '../../helpers/browser.js';
+import { createPasswordUser, signIn, testPassword } from '../../helpers/sign-in.js';
+import { createTenant, startTestServer } from '../../helpers/test-server.js';
+
+/** The settings pages in chromium: what they show and do is what the API holds. */
+t.test('settings in chromium', async (t) => {
+  t.setTimeout(60_000);
+  const server = await startTestServer();
+  t.teardown(server.close);
+  Object.defineProperty(server.clock, 'now', { get: () => new Date() });
+  const tenant = createTenant(server.services, server.clock.now, 'pro', 'Acme Operations');
+  const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+  const browser = await BrowserUnderTest.launch(server.url, import.meta.url);
+  t.teardown(() => browser.close());
+
+  await t.test('an API key made in the page works against the API until it is revoked in the page', async (t) => {
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, email, testPassword, '/settings/api-keys');
+      await t.resolveMatch(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).getAttribute('aria-current'), 'page');
+      await said(page.locator('#api-keys-status'), 'No keys yet.');
+      await page.getByLabel('Name', { exact: true }).fill('<img src=x onerror=alert(1)>');
+      await page.getByLabel('Permission').selectOption('read');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const value = page.getByLabel('Key value');
+      await value.waitFor();
+      const key = await value.inputValue();
+      t.match(key, /^dbm_/, 'the value is shown');
+      await t.resolveMatch(page.locator('#api-key-created').textContent(), 'shown this once');
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await said(page.locator('#api-key-copied'), /Copied\.|select the value/);
+      const row = page.locator('#api-key-rows tr');
+      await row.first().waitFor();
+      await t.resolveMatch(row.locator('th').textContent(), '<img src=x onerror=alert(1)>', 'the name is shown as text');
+      t.equal(await page.locator('#api-key-rows img').count(), 0, 'attack: the name makes no element');
+      await t.resolveMatch(row.textContent(), /read.*databases, metrics.*never.*never used/s);
+      await audit('api key created');
+
+      t.equal((await server.request('GET', '/v1/databases', { key })).status, 200, 'the shown value is a working key');
+      await t.resolveMatch(row.textContent(), /read.*databases/s);
+      await page.getByRole('button', { name: 'Revoke <img src=x onerror=alert(1)>' }).click();
+      await t.resolveMatch(page.locator('#api-key-revoke').textContent(), 'stops working at once');
+      await audit('revoke confirmation');
+      await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await said(page.locator('#api-keys-status'), 'No keys yet.');
+      t.equal(await row.count(), 0, 'the revoked key is gone from the list');
+      t.equal((await server.request('GET', '/v1/databases', { key })).status, 401, 'the revoked key is refused');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await audit('api keys 360 px dark');
+    });
+  });
+
+  await t.test('sessions: this one marked, another signed out, then everywhere else', async (t) => {
+    // Someone with two other browsers signed in.
+    const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'viewer', server.clock.now);
+    await signIn(server, email);
+    await signIn(server, email);
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, email, testPassword, '/settings/sessions');
+      const rows = page.locator('#session-rows tr');
+      await rows.nth(2).waitFor();
+      t.equal(await rows.count(), 3);
+      await said(page.locator('#sessions-status'), 'This session and 2 others.');
+      await t.resolveMatch(rows.filter({ hasText: 'This session' }).textContent(), /Chrom/);
+      await audit('sessions');
+      await page.getByRole('button', { name: /^Sign out the session of/ }).first().click();
+      await said(page.locator('#sessions-status'), 'This session and 1 other.');
+      await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
+      await said(page.locator('#sessions-status'), 'This is your only session.');
+      t.equal(server.services.accounts.sessions.list(tenant.orgId, userId, new Date()).length, 1, 'the API holds this session only');
+    });
+  });
+});
+
+/** Waits until the element says `text` (the browser code writes it after an API call). */
+async function said(locator: Locator, text: string | RegExp): Promise<void> {
+  await locator.filter({ hasText: text }).waitFor({ timeout: 5_000 });
+}
