@@ -12,6 +12,7 @@ const entryPoints = {
   'settings-api-keys': 'web/settings-api-keys.ts',
   'settings-sessions': 'web/settings-sessions.ts',
   'settings-profile': 'web/settings-profile.ts',
+  'settings-users': 'web/settings-users.ts',
 };
 
 rmSync(outdir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-import { ApiError, callApi, getAll } from './api.js';
+import { callApi, getAll } from './api.js';
 import { element, timeElement } from './format.js';
+import { byId, cell, confirmWith, copyButton, problemText, showOnce } from './settings-parts.js';
 
 /** `/settings/api-keys`: lists the keys, makes one (its value shown once, with a copy button) and revokes one after a confirmation. */
 
@@ -16,7 +17,6 @@ interface ApiKey {
   revoked_at: string | null;
 }
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = byId<HTMLFormElement>('api-key-form');
 const formError = byId<HTMLElement>('api-key-error');
 const created = byId<HTMLElement>('api-key-created');
@@ -29,12 +29,6 @@ const revokeDialog = byId<HTMLDialogElement>('api-key-revoke');
 const revokeText = byId<HTMLElement>('api-key-revoke-text');
 
 const timeOrWords = (at: string | null, words: string) => (at === null ? document.createTextNode(words) : timeElement(new Date(at)));
-
-function cell(...children: (Node | string)[]): HTMLTableCellElement {
-  const td = element('td');
-  td.append(...children);
-  return td;
-}
 
 async function refresh(): Promise<void> {
   const keys = (await getAll<ApiKey>('/v1/api-keys')).filter((key) => key.revoked_at === null);
@@ -67,15 +61,12 @@ async function refresh(): Promise<void> {
 
 function confirmRevoke(key: ApiKey): void {
   revokeText.textContent = `"${key.name}" (${key.prefix}…${key.last4}) stops working at once, and so does every key made with it.`;
-  revokeDialog.returnValue = '';
-  revokeDialog.onclose = () => {
-    if (revokeDialog.returnValue !== 'revoke') return;
+  confirmWith(revokeDialog, 'revoke', () =>
     void act(async () => {
       await callApi('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`);
       if (created.dataset.keyId === key.id) created.hidden = true;
-    }, status);
-  };
-  revokeDialog.showModal();
+    }, status),
+  );
 }
 
 async function act(call: () => Promise<unknown>, problem: HTMLElement): Promise<void> {
@@ -84,7 +75,7 @@ async function act(call: () => Promise<unknown>, problem: HTMLElement): Promise<
     await refresh();
   } catch (error) {
     problem.hidden = false;
-    problem.textContent = error instanceof ApiError ? error.message : 'The server could not be reached.';
+    problem.textContent = problemText(error);
   }
 }
 
@@ -103,20 +94,11 @@ form.addEventListener('submit', (event) => {
   void act(async () => {
     const made = await callApi<{ id: string; key: string }>('POST', '/v1/api-keys', body);
     created.dataset.keyId = made.id;
-    value.value = made.key;
-    copied.textContent = '';
-    created.hidden = false;
     form.reset();
-    value.focus();
-    value.select();
+    showOnce(created, value, copied, made.key);
   }, formError);
 });
 
-byId<HTMLButtonElement>('api-key-copy').addEventListener('click', () => {
-  navigator.clipboard.writeText(value.value).then(
-    () => (copied.textContent = 'Copied.'),
-    () => (copied.textContent = 'Copying was refused: select the value and copy it yourself.'),
-  );
-});
+copyButton(byId('api-key-copy'), value, copied);
 
 void act(refresh, status);

@@ -1,8 +1,8 @@
-import { ApiError, callApi } from './api.js';
+import { callApi } from './api.js';
+import { byId, problemText } from './settings-parts.js';
 
 /** `/settings/profile`: changes the viewer's name, or password with the current one, through PATCH /v1/user. */
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 function submitTo(form: HTMLFormElement, status: HTMLElement, body: (fields: FormData) => object, done: string): void {
   form.addEventListener('submit', (event) => {
@@ -13,7 +13,7 @@ function submitTo(form: HTMLFormElement, status: HTMLElement, body: (fields: For
         status.textContent = done;
         if (form.querySelector('input[type="password"]') !== null) form.reset();
       },
-      (error: unknown) => (status.textContent = error instanceof ApiError ? error.message : 'The server could not be reached.'),
+      (error: unknown) => (status.textContent = problemText(error)),
     );
   });
 }

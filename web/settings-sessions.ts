@@ -1,5 +1,6 @@
-import { ApiError, callApi, getAll } from './api.js';
+import { callApi, getAll } from './api.js';
 import { element, timeElement } from './format.js';
+import { byId, cell, problemText } from './settings-parts.js';
 
 /** `/settings/sessions`: the viewer's sessions from /v1/sessions, this one marked; ends one, or all but this one. */
 
@@ -15,7 +16,6 @@ interface Session {
   current: boolean;
 }
 
-const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const rows = byId<HTMLTableSectionElement>('session-rows');
 const status = byId<HTMLElement>('sessions-status');
 
@@ -25,12 +25,6 @@ function place(session: Session): string {
   if (location.network !== 'public') return `${session.ip} (${location.network} network)`;
   const named = [location.city, location.country].filter((part) => part !== null).join(', ');
   return named === '' ? session.ip : `${named} (${session.ip})`;
-}
-
-function cell(...children: (Node | string)[]): HTMLTableCellElement {
-  const td = element('td');
-  td.append(...children);
-  return td;
 }
 
 async function refresh(): Promise<void> {
@@ -59,7 +53,7 @@ async function act(call: () => Promise<unknown>): Promise<void> {
     await call();
     await refresh();
   } catch (error) {
-    status.textContent = error instanceof ApiError ? error.message : 'The server could not be reached.';
+    status.textContent = problemText(error);
   }
 }
 

@@ -6,6 +6,7 @@ export const settingsPages = [
   { path: '/settings/api-keys', label: 'API keys', administration: false },
   { path: '/settings/sessions', label: 'Sessions', administration: false },
   { path: '/settings/profile', label: 'Profile and password', administration: false },
+  { path: '/settings/users', label: 'Users and roles', administration: true },
 ] as const;
 
 export type SettingsPath = (typeof settingsPages)[number]['path'];

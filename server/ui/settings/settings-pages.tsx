@@ -13,6 +13,7 @@ import { ApiKeysPage } from './api-keys-page.js';
 import { ProfilePage } from './profile-page.js';
 import { SessionsPage } from './sessions-page.js';
 import { settingsPages, SettingsFrame, type SettingsPath } from './settings-frame.js';
+import { UsersPage } from './users-page.js';
 
 type SettingsContent = (viewer: Viewer) => ComponentChildren;
 
@@ -20,6 +21,7 @@ const contents: Record<SettingsPath, { script: AssetName; content: SettingsConte
   '/settings/api-keys': { script: 'settings-api-keys.js', content: () => <ApiKeysPage /> },
   '/settings/sessions': { script: 'settings-sessions.js', content: () => <SessionsPage /> },
   '/settings/profile': { script: 'settings-profile.js', content: (viewer) => <ProfilePage user={viewer.user} /> },
+  '/settings/users': { script: 'settings-users.js', content: (viewer) => <UsersPage viewerRole={viewer.user.role} /> },
 };
 
 /**

@@ -72,6 +72,51 @@ t.test('settings in chromium', async (t) => {
       t.equal(server.services.accounts.sessions.list(tenant.orgId, userId, new Date()).length, 1, 'the API holds this session only');
     });
   });
+
+  await t.test("users and roles: an owner invites, changes a role, is refused the last owner's, disables and removes", async (t) => {
+    const { userId: ownerId, email: ownerEmail } = await createPasswordUser(server.services, tenant.orgId, 'owner', server.clock.now);
+    server.services.identity.createUser({ orgId: tenant.orgId, email: 'mallory@example.test', name: '<img src=x onerror=alert(1)>', role: 'viewer' }, new Date());
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, ownerEmail, testPassword, '/settings/users');
+      await said(page.locator('#users-status'), /^\d+ users\.$/);
+      const row = (who: string) => page.locator('#user-rows tr').filter({ hasText: who });
+      await t.resolveMatch(row('mallory@example.test').locator('th').textContent(), '<img src=x onerror=alert(1)>', 'the name is shown as text');
+      t.equal(await page.locator('#user-rows img').count(), 0, 'attack: the name makes no element');
+
+      await page.getByLabel('Email').fill('newcomer@example.test');
+      await page.getByLabel('Role', { exact: true }).selectOption('admin');
+      await page.getByRole('button', { name: 'Invite' }).click();
+      await page.locator('#invitation-created').waitFor();
+      const link = new URL(await page.getByLabel('Link').inputValue());
+      t.match(link.pathname, /^\/invitations\/./, 'the one-time link is shown');
+      t.equal((await fetch(`${server.url}${link.pathname}`, { headers: { accept: 'text/html' } })).status, 200, 'and it opens the invitation');
+      await row('newcomer@example.test').waitFor();
+      await t.resolveMatch(page.getByLabel('Role of newcomer@example.test').inputValue(), 'admin');
+      await t.resolveMatch(row('newcomer@example.test').locator('td').nth(2).textContent(), 'invited');
+      await audit('users invited');
+
+      await page.getByLabel('Role of mallory@example.test').selectOption('member');
+      await page.waitForFunction(() => document.querySelector('#users-status')?.textContent?.endsWith('users.'));
+      t.equal(server.services.identity.requireUser(tenant.orgId, 'mallory@example.test').role, 'member', 'the role is changed through the API');
+
+      await page.getByLabel(`Role of ${ownerEmail}`).selectOption('admin');
+      await said(page.locator('#users-status'), /owner/i);
+      t.equal(server.services.accounts.profile.get(tenant.orgId, ownerId).role, 'owner', 'attack: the last owner keeps the role');
+      await t.resolveMatch(page.getByLabel(`Role of ${ownerEmail}`).inputValue(), 'owner', 'and the page shows what the API holds');
+
+      await page.getByRole('button', { name: 'Disable mallory@example.test' }).click();
+      await said(row('mallory@example.test'), 'disabled');
+      await page.getByRole('button', { name: 'Remove mallory@example.test' }).click();
+      await audit('remove confirmation');
+      await page.getByRole('button', { name: 'Remove', exact: true }).click();
+      await page.waitForFunction(() => !document.querySelector('#user-rows')?.textContent?.includes('mallory@example.test'));
+      t.notOk(
+        server.services.identity.listUsers(tenant.orgId).some((user) => user.email === 'mallory@example.test'),
+        'removed through the API',
+      );
+      // The refused role change is a 409 the browser logs.
+    }, { expectedConsoleErrors: [/status of 409/] });
+  });
 });
 
 /** Waits until the element says `text` (the browser code writes it after an API call). */
