@@ -13,6 +13,8 @@ const entryPoints = {
   'settings-sessions': 'web/settings-sessions.ts',
   'settings-profile': 'web/settings-profile.ts',
   'settings-users': 'web/settings-users.ts',
+  'settings-security': 'web/settings-security.ts',
+  'settings-audit-log': 'web/settings-audit-log.ts',
 };
 
 rmSync(outdir, { recursive: true, force: true });

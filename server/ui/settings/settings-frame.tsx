@@ -7,6 +7,8 @@ export const settingsPages = [
   { path: '/settings/sessions', label: 'Sessions', administration: false },
   { path: '/settings/profile', label: 'Profile and password', administration: false },
   { path: '/settings/users', label: 'Users and roles', administration: true },
+  { path: '/settings/security', label: 'Security', administration: true },
+  { path: '/settings/audit-log', label: 'Audit log', administration: true },
 ] as const;
 
 export type SettingsPath = (typeof settingsPages)[number]['path'];

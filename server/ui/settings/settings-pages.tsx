@@ -10,7 +10,9 @@ import type { Viewer } from '../page-viewer.js';
 import type { AssetName } from '../static-assets.js';
 import { seeOther } from '../see-other.js';
 import { ApiKeysPage } from './api-keys-page.js';
+import { AuditLogPage } from './audit-log-page.js';
 import { ProfilePage } from './profile-page.js';
+import { SecurityPage } from './security-page.js';
 import { SessionsPage } from './sessions-page.js';
 import { settingsPages, SettingsFrame, type SettingsPath } from './settings-frame.js';
 import { UsersPage } from './users-page.js';
@@ -22,6 +24,8 @@ const contents: Record<SettingsPath, { script: AssetName; content: SettingsConte
   '/settings/sessions': { script: 'settings-sessions.js', content: () => <SessionsPage /> },
   '/settings/profile': { script: 'settings-profile.js', content: (viewer) => <ProfilePage user={viewer.user} /> },
   '/settings/users': { script: 'settings-users.js', content: (viewer) => <UsersPage viewerRole={viewer.user.role} /> },
+  '/settings/security': { script: 'settings-security.js', content: () => <SecurityPage /> },
+  '/settings/audit-log': { script: 'settings-audit-log.js', content: () => <AuditLogPage /> },
 };
 
 /**

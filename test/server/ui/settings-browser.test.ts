@@ -117,6 +117,41 @@ t.test('settings in chromium', async (t) => {
       // The refused role change is a 409 the browser logs.
     }, { expectedConsoleErrors: [/status of 409/] });
   });
+
+  await t.test('security settings are saved through the API and the change is found in the audit log', async (t) => {
+    const { email: adminEmail } = await createPasswordUser(server.services, tenant.orgId, 'admin', server.clock.now);
+    await browser.withPage(
+      t,
+      async ({ page, audit }) => {
+        await signInThroughPage(page, server.url, adminEmail, testPassword, '/settings/security');
+        const idle = page.getByLabel('End a session idle for (minutes)');
+        await page.locator('#security-form:not([aria-busy])').waitFor();
+        await t.resolveMatch(idle.inputValue(), '30', 'the saved value is shown');
+        await idle.fill('45');
+        await page.getByLabel('Require every user to use a second factor').check();
+        await page.getByLabel('Days a user has to set one up (grace period)').fill('3');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await said(page.locator('#security-status'), 'Saved.');
+        t.match(server.services.accounts.organizationSettings.settings(tenant.orgId), { session_idle_timeout_minutes: 45, require_two_factor: true, two_factor_grace_period_days: 3 }, 'the API holds the change');
+        await page.getByLabel(/^Addresses and CIDR ranges/).fill('10.0.0.0/8');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await said(page.locator('#security-status'), /enterprise/i);
+        await audit('security, allowlist refused below enterprise');
+
+        await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Audit log' }).click();
+        await said(page.locator('#audit-status'), /^Entries 1 to \d+ of \d+/);
+        await page.getByLabel('Action').selectOption('organization.settings_updated');
+        await page.getByRole('button', { name: 'Show' }).click();
+        await said(page.locator('#audit-status'), 'Entries 1 to 1 of 1, newest first.');
+        await t.resolveMatch(page.locator('#audit-rows').textContent(), new RegExp(`organization\\.settings_updated.*${adminEmail.replace('.', '\\.')}`));
+        await page.getByLabel('Until').fill('2020-01-01T00:00');
+        await page.getByRole('button', { name: 'Show' }).click();
+        await said(page.locator('#audit-status'), 'No entries match.');
+        await audit('audit log filtered');
+      },
+      { expectedConsoleErrors: [/status of 403/] },
+    );
+  });
 });
 
 /** Waits until the element says `text` (the browser code writes it after an API call). */
