@@ -61,7 +61,7 @@ async function refresh(): Promise<void> {
 
 function confirmRevoke(key: ApiKey): void {
   revokeText.textContent = `"${key.name}" (${key.prefix}…${key.last4}) stops working at once, and so does every key made with it.`;
-  confirmWith(revokeDialog, 'revoke', () =>
+  confirmWith(revokeDialog, () =>
     void act(async () => {
       await callApi('DELETE', `/v1/api-keys/${encodeURIComponent(key.id)}`);
       if (created.dataset.keyId === key.id) created.hidden = true;

@@ -35,11 +35,11 @@ export function showOnce(panel: HTMLElement, input: HTMLInputElement, status: HT
   input.select();
 }
 
-/** A confirmation `<dialog>` that runs `confirmed` when closed with its `value` button. */
-export function confirmWith(dialog: HTMLDialogElement, value: string, confirmed: () => void): void {
+/** A confirmation `<dialog>` (ConfirmDialog) that runs `confirmed` when closed with its confirming button. */
+export function confirmWith(dialog: HTMLDialogElement, confirmed: () => void): void {
   dialog.returnValue = '';
   dialog.onclose = () => {
-    if (dialog.returnValue === value) confirmed();
+    if (dialog.returnValue === 'confirm') confirmed();
   };
   dialog.showModal();
 }

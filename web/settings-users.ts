@@ -17,7 +17,7 @@ interface User {
 const form = byId<HTMLFormElement>('invite-form');
 const formError = byId<HTMLElement>('invite-error');
 const created = byId<HTMLElement>('invitation-created');
-const link = byId<HTMLInputElement>('invitation-url');
+const link = byId<HTMLInputElement>('invitation-value');
 const copied = byId<HTMLElement>('invitation-copied');
 const rows = byId<HTMLTableSectionElement>('user-rows');
 const status = byId<HTMLElement>('users-status');
@@ -57,7 +57,7 @@ async function refresh(): Promise<void> {
         actionButton(nextStatus === 'disabled' ? 'Disable' : 'Enable', `${nextStatus === 'disabled' ? 'Disable' : 'Enable'} ${user.email}`, () => void act(() => callApi('PATCH', path, { status: nextStatus }))),
         actionButton('Remove', `Remove ${user.email}`, () => {
           removeText.textContent = `${user.email} loses the account, with their sessions and personal keys (and the keys made through them).`;
-          confirmWith(removeDialog, 'remove', () => void act(() => callApi('DELETE', path)));
+          confirmWith(removeDialog, () => void act(() => callApi('DELETE', path)));
         }),
       );
       row.append(

@@ -1,4 +1,5 @@
 import { accessLevels, defaultScopes, scopes } from '../../auth/permissions.js';
+import { ConfirmDialog, ShownOnce } from './shown-once.js';
 
 /**
  * `/settings/api-keys`: the viewer's keys (an owner's or admin's: the organization's), a form to make one
@@ -38,18 +39,7 @@ export function ApiKeysPage() {
         <p role="alert" class="alert" id="api-key-error" hidden></p>
         <button type="submit">Create key</button>
       </form>
-      <div id="api-key-created" class="card" hidden>
-        <h2>Your new key</h2>
-        <p role="alert" class="alert">Copy it now: it is shown this once and cannot be read again.</p>
-        <div class="field">
-          <label for="api-key-value">Key value</label>
-          <input id="api-key-value" type="text" readOnly />
-        </div>
-        <button type="button" id="api-key-copy">
-          Copy
-        </button>
-        <span role="status" id="api-key-copied"></span>
-      </div>
+      <ShownOnce id="api-key" title="Your new key" warning="Copy it now: it is shown this once and cannot be read again." label="Key value" />
       <h2 id="api-keys-title">Keys</h2>
       <p role="status" id="api-keys-status">
         Loading…
@@ -73,18 +63,7 @@ export function ApiKeysPage() {
           <tbody id="api-key-rows"></tbody>
         </table>
       </div>
-      <dialog id="api-key-revoke" aria-labelledby="api-key-revoke-title">
-        <form method="dialog">
-          <h2 id="api-key-revoke-title">Revoke this key?</h2>
-          <p id="api-key-revoke-text"></p>
-          <button type="submit" value="revoke" class="danger">
-            Revoke
-          </button>{' '}
-          <button type="submit" value="cancel" class="secondary" autofocus>
-            Cancel
-          </button>
-        </form>
-      </dialog>
+      <ConfirmDialog id="api-key-revoke" title="Revoke this key?" confirm="Revoke" />
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { roles, type Role } from '../../auth/permissions.js';
+import { ConfirmDialog, ShownOnce } from './shown-once.js';
 
 /**
  * `/settings/users` (owners and admins): the organization's users, an invitation form and the place its
@@ -29,20 +30,7 @@ export function UsersPage({ viewerRole }: { viewerRole: Role }) {
         <p role="alert" class="alert" id="invite-error" hidden></p>
         <button type="submit">Invite</button>
       </form>
-      <div id="invitation-created" class="card" hidden>
-        <h2>Invitation link</h2>
-        <p role="alert" class="alert" id="invitation-note">
-          Give this link to the invitee: it is shown this once, works once and expires in 7 days.
-        </p>
-        <div class="field">
-          <label for="invitation-url">Link</label>
-          <input id="invitation-url" type="text" readOnly />
-        </div>
-        <button type="button" id="invitation-copy">
-          Copy
-        </button>
-        <span role="status" id="invitation-copied"></span>
-      </div>
+      <ShownOnce id="invitation" title="Invitation link" warning="Give this link to the invitee: it is shown this once, works once and expires in 7 days." label="Link" />
       <h2 id="users-title">Users</h2>
       <p role="status" id="users-status">
         Loading…
@@ -65,18 +53,7 @@ export function UsersPage({ viewerRole }: { viewerRole: Role }) {
           <tbody id="user-rows"></tbody>
         </table>
       </div>
-      <dialog id="user-remove" aria-labelledby="user-remove-title">
-        <form method="dialog">
-          <h2 id="user-remove-title">Remove this user?</h2>
-          <p id="user-remove-text"></p>
-          <button type="submit" value="remove" class="danger">
-            Remove
-          </button>{' '}
-          <button type="submit" value="cancel" class="secondary" autofocus>
-            Cancel
-          </button>
-        </form>
-      </dialog>
+      <ConfirmDialog id="user-remove" title="Remove this user?" confirm="Remove" />
     </div>
   );
 }

@@ -52,7 +52,7 @@ t.test('settings in chromium', async (t) => {
     });
   });
 
-  await t.test('sessions: this one marked, another signed out, then everywhere else', async (t) => {
+  await t.test('sessions: this one marked, another signed out, then everywhere else; the profile, and a password that needs the current one', async (t) => {
     // Someone with two other browsers signed in.
     const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'viewer', server.clock.now);
     await signIn(server, email);
@@ -70,7 +70,25 @@ t.test('settings in chromium', async (t) => {
       await page.getByRole('button', { name: 'Sign out everywhere else' }).click();
       await said(page.locator('#sessions-status'), 'This is your only session.');
       t.equal(server.services.accounts.sessions.list(tenant.orgId, userId, new Date()).length, 1, 'the API holds this session only');
-    });
+
+      await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Profile and password' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Vera Viewer');
+      await page.getByRole('button', { name: 'Save name' }).click();
+      await said(page.locator('#profile-status'), 'Saved.');
+      t.equal(server.services.accounts.profile.get(tenant.orgId, userId).name, 'Vera Viewer');
+      const newPassword = 'quartz-lantern-meadow-42';
+      await page.getByLabel('Current password').fill('not-my-password-at-all');
+      await page.getByLabel('New password').fill(newPassword);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await said(page.locator('#password-status'), /current password/i);
+      await t.rejects(signIn(server, email, newPassword), 'attack: a wrong current password changes nothing');
+      await page.getByLabel('Current password').fill(testPassword);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await said(page.locator('#password-status'), 'Password changed; your other sessions are signed out.');
+      await t.resolves(signIn(server, email, newPassword), 'the new password signs in');
+      await audit('profile');
+      // The refused password change is a 400 the browser logs.
+    }, { expectedConsoleErrors: [/status of 400/] });
   });
 
   await t.test("users and roles: an owner invites, changes a role, is refused the last owner's, disables and removes", async (t) => {
