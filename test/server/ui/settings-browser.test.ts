@@ -39,6 +39,11 @@ t.test('settings in chromium', async (t) => {
 
       t.equal((await server.request('GET', '/v1/databases', { key })).status, 200, 'the shown value is a working key');
       await t.resolveMatch(row.textContent(), /read.*databases/s);
+      await page.getByRole('button', { name: 'Revoke <img src=x onerror=alert(1)>' }).focus();
+      await page.keyboard.press('Enter');
+      await t.resolveMatch(page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'the confirmation opens on Cancel');
+      await page.keyboard.press('Escape');
+      t.equal((await server.request('GET', '/v1/databases', { key })).status, 200, 'Escape revokes nothing');
       await page.getByRole('button', { name: 'Revoke <img src=x onerror=alert(1)>' }).click();
       await t.resolveMatch(page.locator('#api-key-revoke').textContent(), 'stops working at once');
       await audit('revoke confirmation');
