@@ -9,6 +9,12 @@ const entryPoints = {
   overview: 'web/overview.ts',
   'database-page': 'web/database-page.ts',
   uplot: 'node_modules/uplot/dist/uPlot.min.css',
+  'settings-api-keys': 'web/settings-api-keys.ts',
+  'settings-sessions': 'web/settings-sessions.ts',
+  'settings-profile': 'web/settings-profile.ts',
+  'settings-users': 'web/settings-users.ts',
+  'settings-security': 'web/settings-security.ts',
+  'settings-audit-log': 'web/settings-audit-log.ts',
 };
 
 rmSync(outdir, { recursive: true, force: true });

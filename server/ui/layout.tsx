@@ -5,6 +5,7 @@ import type { Viewer } from './page-viewer.js';
 export const navigation = [
   { section: 'overview', href: '/', label: 'Overview' },
   { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+  { section: 'settings', href: '/settings/api-keys', label: 'Settings' },
 ] as const;
 
 export type NavSection = (typeof navigation)[number]['section'];

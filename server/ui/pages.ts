@@ -25,6 +25,7 @@ import { setPageSecurityHeaders } from './page-security-headers.js';
 import { PageRenderer } from './page-renderer.js';
 import { samlAcsPath, samlPages } from './saml-pages.js';
 import { samlSettingsPages } from './saml-settings-pages.js';
+import { settingsPagesRoutes } from './settings/settings-pages.js';
 import { providerSignInPages } from './provider-sign-in-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
@@ -72,6 +73,7 @@ export function pages(deps: PagesDependencies): Middleware {
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
   samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
+  settingsPagesRoutes(router, deps.accounts, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const pagePaths = new LayerPaths(router.stack);
   const tokenPaths = new LayerPaths(router.stack.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path))));
