@@ -9,6 +9,8 @@ const entryPoints = {
   overview: 'web/overview.ts',
   'database-page': 'web/database-page.ts',
   uplot: 'node_modules/uplot/dist/uPlot.min.css',
+  'alerts-page': 'web/alerts-page.ts',
+  'webhooks-page': 'web/webhooks-page.ts',
 };
 
 rmSync(outdir, { recursive: true, force: true });

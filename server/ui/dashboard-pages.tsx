@@ -18,19 +18,7 @@ export interface DatabaseDirectory {
  * browser code (web/) fills them from /v1 with the session cookie. Signed out, they lead to sign-in and back.
  */
 export function dashboardPages(router: Router, accounts: Accounts, databases: DatabaseDirectory, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
-  const dashboardViewer = (ctx: Context): Viewer | undefined => {
-    const viewer = viewerOf(ctx, accounts);
-    if (viewer === undefined) {
-      seeOther(ctx, `/login?${new URLSearchParams({ next: ctx.url })}`);
-      return undefined;
-    }
-    // Past the organization's two-factor deadline, only enrollment and signing out are open.
-    if (accounts.twoFactorStandings.of(viewer.user.org_id, viewer.user.id, now()).state === 'required') {
-      seeOther(ctx, enrollmentPath(ctx.url));
-      return undefined;
-    }
-    return viewer;
-  };
+  const dashboardViewer = (ctx: Context) => signedInViewer(ctx, accounts, now);
 
   router.get('/', signedIn, (ctx) => {
     const viewer = dashboardViewer(ctx);
@@ -48,4 +36,21 @@ export function dashboardPages(router: Router, accounts: Accounts, databases: Da
       <DatabasePage database={database} />,
     );
   });
+}
+
+/**
+ * The viewer of a dashboard screen; undefined when the answer is already set: signed out, to sign-in
+ * and back; past the organization's two-factor deadline, to enrollment (only it and signing out are open).
+ */
+export function signedInViewer(ctx: Context, accounts: Accounts, now: () => Date): Viewer | undefined {
+  const viewer = viewerOf(ctx, accounts);
+  if (viewer === undefined) {
+    seeOther(ctx, `/login?${new URLSearchParams({ next: ctx.url })}`);
+    return undefined;
+  }
+  if (accounts.twoFactorStandings.of(viewer.user.org_id, viewer.user.id, now()).state === 'required') {
+    seeOther(ctx, enrollmentPath(ctx.url));
+    return undefined;
+  }
+  return viewer;
 }

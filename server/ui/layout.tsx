@@ -5,6 +5,8 @@ import type { Viewer } from './page-viewer.js';
 export const navigation = [
   { section: 'overview', href: '/', label: 'Overview' },
   { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+  { section: 'alerts', href: '/alerts', label: 'Alerts' },
+  { section: 'webhooks', href: '/webhooks', label: 'Webhooks' },
 ] as const;
 
 export type NavSection = (typeof navigation)[number]['section'];
