@@ -1,8 +1,9 @@
-import { ApiError, callApi, getAll, getJson } from './api.js';
+import { callApi, getAll, getJson } from './api.js';
 import type { Database } from './api-types.js';
 import { durationText, unitLabel, valueWithUnit, type AlertRecord, type RuleInput, type RuleRecord, type RuleUnit } from './alert-records.js';
 import { element, timeElement } from './format.js';
 import { startRefreshLoop } from './refresh-loop.js';
+import { rowButton, showProblem } from './row-controls.js';
 
 /** The alerts screen at `/alerts`: alerts with filters, resolving with a note, and the rules editor, all through /v1. */
 
@@ -32,7 +33,7 @@ async function refresh(): Promise<number> {
   const [alerts, rules] = await Promise.all([alertsInSpan(), getAll<RuleRecord>('/v1/alerts/rules')]);
   drawAlerts(alerts.items, alerts.more);
   drawRules(rules);
-  return 30_000;
+  return 60_000;
 }
 
 /** Keeps the chosen option; adds the databases registered since. */
@@ -138,14 +139,6 @@ function ruleRow(rule: RuleRecord): HTMLTableRowElement {
   return tr;
 }
 
-function rowButton(text: string, label: string, onClick: () => void): HTMLButtonElement {
-  const button = element('button', 'secondary', text);
-  button.type = 'button';
-  button.setAttribute('aria-label', label);
-  button.addEventListener('click', onClick);
-  return button;
-}
-
 async function changeRule(change: () => Promise<unknown>): Promise<void> {
   try {
     await change();
@@ -154,11 +147,6 @@ async function changeRule(change: () => Promise<unknown>): Promise<void> {
     showProblem(byId('rules-problem'), error);
   }
   loop.now();
-}
-
-function showProblem(target: HTMLElement, error: unknown): void {
-  target.hidden = false;
-  target.textContent = error instanceof ApiError ? error.message : `The request failed: ${String(error)}`;
 }
 
 // Resolving: one dialog for every active alert, asking for an optional note.

@@ -1,6 +1,7 @@
-import { ApiError, callApi, getAll, getJson } from './api.js';
+import { callApi, getAll, getJson } from './api.js';
 import { element, formatAge, timeElement } from './format.js';
 import { startRefreshLoop } from './refresh-loop.js';
+import { rowButton, showProblem } from './row-controls.js';
 
 /** The webhooks screen at `/webhooks`: endpoints, adding one (its secret shown once), tests, and one endpoint's delivery log, through /v1. */
 
@@ -38,7 +39,7 @@ async function refresh(): Promise<number> {
   byId('deliveries').hidden = shown === undefined;
   if (shown !== undefined) await drawDeliveries(shown);
   // A test delivery is usually made within seconds: look again soon while one is pending.
-  return byId('delivery-rows').querySelector('[data-status="pending"]') === null ? 30_000 : 2_000;
+  return byId('delivery-rows').querySelector('[data-status="pending"]') === null ? 60_000 : 2_000;
 }
 
 function webhookRow(webhook: Webhook): HTMLTableRowElement {
@@ -66,14 +67,6 @@ function webhookRow(webhook: Webhook): HTMLTableRowElement {
   return tr;
 }
 
-function rowButton(text: string, label: string, onClick: () => void): HTMLButtonElement {
-  const button = element('button', 'secondary', text);
-  button.type = 'button';
-  button.setAttribute('aria-label', label);
-  button.addEventListener('click', onClick);
-  return button;
-}
-
 /** Makes a change; `thenShow` opens that endpoint's deliveries (a test's delivery appears there). */
 async function change(request: () => Promise<unknown>, thenShow?: Webhook): Promise<void> {
   const target = byId('webhook-action-problem');
@@ -82,8 +75,7 @@ async function change(request: () => Promise<unknown>, thenShow?: Webhook): Prom
     target.hidden = true;
     if (thenShow !== undefined) shown = thenShow;
   } catch (error) {
-    target.hidden = false;
-    target.textContent = error instanceof ApiError ? error.message : `The request failed: ${String(error)}`;
+    showProblem(target, error);
   }
   loop.now();
 }
@@ -153,10 +145,7 @@ function wireForm(): void {
         showSecret(created.secret);
         loop.now();
       })
-      .catch((error: unknown) => {
-        target.hidden = false;
-        target.textContent = error instanceof ApiError ? error.message : `The request failed: ${String(error)}`;
-      });
+      .catch((error: unknown) => showProblem(target, error));
   });
   byId('copy-secret').addEventListener('click', () => {
     navigator.clipboard

@@ -1,6 +1,7 @@
 import { operators } from '../../alerts/alert-evaluator.js';
 import { severities } from '../../alerts/alerts-schema.js';
 import { ruleMetricChoices, ruleStatusValues } from './rule-metrics.js';
+import { ScrollTable } from './scroll-table.js';
 
 /** The time spans the alert list can be narrowed to, by when an alert fired. */
 const alertSpans = [
@@ -33,21 +34,7 @@ export function AlertsPage({ canEdit }: { canEdit: boolean }) {
         <p id="alert-status" class="muted hint" aria-live="polite">
           Loading…
         </p>
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="alert-list-title">
-          <table class="databases">
-            <thead>
-              <tr>
-                <th scope="col">Severity</th>
-                <th scope="col">Database</th>
-                <th scope="col">What fired</th>
-                <th scope="col">Fired</th>
-                <th scope="col">State</th>
-                {canEdit && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody id="alert-rows" />
-          </table>
-        </div>
+        <ScrollTable titleId="alert-list-title" bodyId="alert-rows" columns={['Severity', 'Database', 'What fired', 'Fired', 'State', ...(canEdit ? ['Action'] : [])]} />
       </section>
       {canEdit && (
         <dialog id="resolve-dialog" aria-labelledby="resolve-title">
@@ -71,22 +58,7 @@ export function AlertsPage({ canEdit }: { canEdit: boolean }) {
       <section>
         <h2 id="rules-title">Rules</h2>
         <p id="rules-problem" class="alert" role="alert" hidden />
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="rules-title">
-          <table class="databases">
-            <thead>
-              <tr>
-                <th scope="col">Rule</th>
-                <th scope="col">Database</th>
-                <th scope="col">Condition</th>
-                <th scope="col">Held for</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Enabled</th>
-                {canEdit && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody id="rule-rows" />
-          </table>
-        </div>
+        <ScrollTable titleId="rules-title" bodyId="rule-rows" columns={['Rule', 'Database', 'Condition', 'Held for', 'Severity', 'Enabled', ...(canEdit ? ['Actions'] : [])]} />
         {canEdit ? <RuleForm /> : <p class="muted">Your role may read the rules; a member or an admin changes them.</p>}
       </section>
       <noscript>

@@ -1,4 +1,5 @@
 import { eventTypes } from '../../webhooks/webhooks-schema.js';
+import { ScrollTable } from './scroll-table.js';
 
 /**
  * The webhooks screen's frame: the endpoints and one endpoint's delivery log, filled from /v1 by
@@ -12,20 +13,7 @@ export function WebhooksPage({ canEdit }: { canEdit: boolean }) {
       <section>
         <h2 id="endpoints-title">Endpoints</h2>
         <p id="webhook-action-problem" class="alert" role="alert" hidden />
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="endpoints-title">
-          <table class="databases">
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody id="webhook-rows" />
-          </table>
-        </div>
+        <ScrollTable titleId="endpoints-title" bodyId="webhook-rows" columns={['Endpoint', 'Events', 'State', 'Created', 'Actions']} />
         <p id="no-webhooks" class="muted" hidden>
           No endpoint yet.
         </p>
@@ -46,24 +34,12 @@ export function WebhooksPage({ canEdit }: { canEdit: boolean }) {
         </div>
         <p id="copy-status" class="muted" aria-live="polite" />
       </section>
-      {canEdit ? <WebhookForm /> : <p class="muted">Your role may read the endpoints; a member or an admin changes them.</p>}
-      <section id="deliveries" hidden aria-labelledby="deliveries-title">
+      <section id="deliveries" hidden>
         <h2 id="deliveries-title">Deliveries</h2>
         <p id="deliveries-status" class="muted hint" aria-live="polite" />
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="deliveries-title">
-          <table class="databases">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts (time, response)</th>
-                <th scope="col">Next attempt</th>
-              </tr>
-            </thead>
-            <tbody id="delivery-rows" />
-          </table>
-        </div>
+        <ScrollTable titleId="deliveries-title" bodyId="delivery-rows" columns={['Event', 'Status', 'Attempts (time, response)', 'Next attempt']} />
       </section>
+      {canEdit ? <WebhookForm /> : <p class="muted">Your role may read the endpoints; a member or an admin changes them.</p>}
       <noscript>
         <p class="alert">The endpoints are drawn by this page's script: allow JavaScript for this site to see them.</p>
       </noscript>
