@@ -3,13 +3,13 @@ import { severities } from '../../alerts/alerts-schema.js';
 import { ruleMetricChoices, ruleStatusValues } from './rule-metrics.js';
 import { ScrollTable } from './scroll-table.js';
 
-/** The time spans the alert list can be narrowed to, by when an alert fired. */
+/** The time spans the alert list can be narrowed to, by when an alert fired; by default none, so no active alert is hidden. */
 const alertSpans = [
+  { value: '', label: 'Any time' },
   { value: '1h', label: 'Last hour' },
   { value: '24h', label: 'Last 24 hours' },
   { value: '7d', label: 'Last 7 days' },
   { value: '30d', label: 'Last 30 days' },
-  { value: '', label: 'Any time' },
 ] as const;
 
 /**

@@ -89,7 +89,13 @@ t.test('alerts and webhooks in chromium', async (t) => {
       t.equal(await page.locator('#injected').count(), 0, 'attack: markup in a rule name and alert message stays text');
       await audit('alerts active');
 
-      await alertRow.getByRole('button', { name: /^Resolve/ }).click();
+      let reached = false;
+      for (let step = 0; step < 60 && !reached; step++) {
+        await page.keyboard.press('Tab');
+        reached = await page.evaluate(() => document.activeElement?.textContent === 'Resolve…');
+      }
+      t.ok(reached, 'the Resolve button is reached with Tab');
+      await page.keyboard.press('Enter');
       await page.getByLabel('Note (optional)').fill('Planned load test <b>ok</b>');
       await audit('resolve dialog');
       await page.getByRole('button', { name: 'Resolve', exact: true }).click();
