@@ -22,11 +22,24 @@ export type RuleInput = Omit<RuleRecord, 'id'>;
 export type RuleUnit = 'percent' | 'count' | 'bytes' | 'per_second' | 'milliseconds' | 'flag' | 'status';
 
 const unitSuffix: Record<RuleUnit, string> = { percent: ' %', count: '', bytes: ' bytes', per_second: '/s', milliseconds: ' ms', flag: '', status: '' };
+const byteUnits = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** 1073741824 → "1 GiB"; whole numbers stay whole, others keep two decimals. */
+function bytesText(value: number): string {
+  let scaled = value;
+  let index = 0;
+  while (Math.abs(scaled) >= 1024 && index < byteUnits.length - 1) {
+    scaled /= 1024;
+    index++;
+  }
+  return `${Number.isInteger(scaled) ? scaled : scaled.toFixed(2)} ${byteUnits[index]}`;
+}
 
 /** A threshold or a measured value with its unit: "90 %", "250 ms", "0 (unreachable)". */
 export function valueWithUnit(value: number | string, unit: RuleUnit | undefined): string {
   if (typeof value === 'string') return value;
   if (unit === 'flag') return value === 0 ? '0 (unreachable)' : `${value} (reachable)`;
+  if (unit === 'bytes') return bytesText(value);
   const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
   return `${shown}${unit === undefined ? '' : unitSuffix[unit]}`;
 }

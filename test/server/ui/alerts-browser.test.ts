@@ -33,6 +33,7 @@ t.test('alerts and webhooks in chromium', async (t) => {
       monitoring: { interval_seconds: 10 },
     })
   ).id as string;
+  await api('POST', '/v1/alerts/rules', { name: 'Grown big', metric: 'database_size_bytes', operator: '>', threshold: 10 * 1024 ** 3, severity: 'info' });
   const browser = await BrowserUnderTest.launch(server.url, import.meta.url);
   t.teardown(() => browser.close());
   const markup = '<img src=x id=injected>';
@@ -41,7 +42,8 @@ t.test('alerts and webhooks in chromium', async (t) => {
     await browser.withPage(t, async ({ page, audit }) => {
       await signInThroughPage(page, server.url, email, testPassword, '/alerts');
       await page.locator('#rule-rows tr').first().waitFor();
-      t.equal(await page.locator('#rule-rows tr').count(), 3, 'the stock rules');
+      t.equal(await page.locator('#rule-rows tr').count(), 4, 'the stock rules and one more');
+      await t.resolveMatch(page.locator('#rule-rows tr', { hasText: 'Grown big' }).textContent(), 'database_size_bytes > 10 GiB', 'a threshold in bytes, read');
       await page.getByLabel('Name').fill(`${markup} anyone connected`);
       await page.locator('#rule-database').selectOption({ label: 'orders' });
       await page.getByLabel('Metric').selectOption('connections.total');
