@@ -15,6 +15,8 @@ const entryPoints = {
   'settings-users': 'web/settings-users.ts',
   'settings-security': 'web/settings-security.ts',
   'settings-audit-log': 'web/settings-audit-log.ts',
+  'alerts-page': 'web/alerts-page.ts',
+  'webhooks-page': 'web/webhooks-page.ts',
 };
 
 rmSync(outdir, { recursive: true, force: true });

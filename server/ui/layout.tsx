@@ -4,8 +4,10 @@ import type { Viewer } from './page-viewer.js';
 /** The screens the navigation leads to: only those that exist. */
 export const navigation = [
   { section: 'overview', href: '/', label: 'Overview' },
-  { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+  { section: 'alerts', href: '/alerts', label: 'Alerts' },
+  { section: 'webhooks', href: '/webhooks', label: 'Webhooks' },
   { section: 'settings', href: '/settings/api-keys', label: 'Settings' },
+  { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
 ] as const;
 
 export type NavSection = (typeof navigation)[number]['section'];

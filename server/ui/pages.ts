@@ -14,6 +14,7 @@ import { HostCookie } from '../http/host-cookie.js';
 import { LayerPaths } from '../http/layer-paths.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
+import { alertsPages } from './alerts/alerts-pages.js';
 import { dashboardPages, type DatabaseDirectory } from './dashboard-pages.js';
 import { formBody, formField } from './form-body.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
@@ -74,6 +75,7 @@ export function pages(deps: PagesDependencies): Middleware {
   samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   settingsPagesRoutes(router, deps.accounts, renderer, signedIn, deps.now);
+  alertsPages(router, deps.accounts, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const pagePaths = new LayerPaths(router.stack);
   const tokenPaths = new LayerPaths(router.stack.filter((layer) => (linkPagePaths as readonly string[]).includes(String(layer.path))));

@@ -4,7 +4,19 @@ import type { Context } from 'koa';
 
 const ownAssets = ['dbmon.css', 'icon.svg'] as const;
 /** The browser code and uPlot's stylesheet, built from web/ by scripts/build-web.js. */
-const builtAssets = ['overview.js', 'database-page.js', 'uplot.css', 'settings-api-keys.js', 'settings-sessions.js', 'settings-profile.js', 'settings-users.js', 'settings-security.js', 'settings-audit-log.js'] as const;
+const builtAssets = [
+  'overview.js',
+  'database-page.js',
+  'uplot.css',
+  'alerts-page.js',
+  'webhooks-page.js',
+  'settings-api-keys.js',
+  'settings-sessions.js',
+  'settings-profile.js',
+  'settings-users.js',
+  'settings-security.js',
+  'settings-audit-log.js',
+] as const;
 export type AssetName = (typeof ownAssets)[number] | (typeof builtAssets)[number];
 
 const contentTypes: Record<string, string> = {
