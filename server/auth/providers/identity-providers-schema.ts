@@ -36,7 +36,7 @@ export const providerRecord = z
     base_url: z.string().nullable().describe('GitLab: the instance; null for the others'),
     tenant: z.string().nullable().describe('Microsoft: the Entra tenant; null for the others'),
     enabled: z.boolean(),
-    callback_url: z.string().describe('The address to register at the provider as the authorized callback (redirect) URL'),
+    callback_url: z.string().describe('`{auth_url}/auth/{provider}/callback?org={slug}`: the address to register at the provider as the authorized callback (redirect) URL, query included'),
     created_at: z.string(),
     updated_at: z.string(),
   })

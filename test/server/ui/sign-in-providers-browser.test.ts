@@ -27,7 +27,7 @@ t.test('sign-in providers in chromium: set up on the settings page, then a membe
       await page.getByLabel('Email').fill(admin.email);
       await page.getByLabel('Password').fill(testPassword);
       await Promise.all([page.waitForURL(`${server.url}/settings/sign-in-providers`), page.getByRole('button', { name: 'Sign in' }).click()]);
-      t.equal(await page.getByLabel('Callback URL to register at GitHub').inputValue(), `${server.url}/orgs/acme-browsers/auth/github/callback`);
+      t.equal(await page.getByLabel('Callback URL to register at GitHub').inputValue(), `${server.url}/auth/github/callback?org=acme-browsers`);
       await audit('not set up');
       const github = page.getByRole('region', { name: /GitHub/ });
       await github.getByLabel('Client ID').fill('gh-browser-client');

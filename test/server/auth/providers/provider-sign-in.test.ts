@@ -69,6 +69,16 @@ t.test('the sign-in page offers the providers the organization enabled, at /logi
   await server.request('PUT', '/v1/org/identity-providers/gitlab', { key: admin.key, body: { client_id: 'gitlab-client', enabled: true } });
 });
 
+t.test('the provider sends the browser back to {auth_url}/auth/{provider}/callback?org={slug}, the only callback address', async (t) => {
+  for (const provider of providerKinds) {
+    const start = await new PageClient(server.url).get(`/orgs/acme-social/auth/${provider}`);
+    t.equal(new URL(start.location!).searchParams.get('redirect_uri'), `http://localhost/auth/${provider}/callback?org=acme-social`, provider);
+  }
+  const browser = new PageClient(server.url);
+  t.equal((await browser.get('/orgs/acme-social/auth/github/callback?code=x&state=y')).status, 404, 'no callback under {org_url}');
+  t.equal((await browser.get('/auth/github/callback?code=x&state=y')).status, 400, 'no organization named: not started here');
+});
+
 t.test('each provider signs an existing account in by its verified email, links the identity, and finds it by that identity afterwards', async (t) => {
   for (const provider of providerKinds) {
     const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
