@@ -5,7 +5,7 @@ import { startFakeIdentityProviders, type FakeAccount, type FakeApproval } from 
 import { PageClient, type PageResponse } from '../../../helpers/page-client.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
 import { createTenant, createUserKey, startTestServer } from '../../../helpers/test-server.js';
-import { enrollTotp } from '../../../helpers/two-factor.js';
+import { enrollTotp, totpCode } from '../../../helpers/two-factor.js';
 
 const fake = await startFakeIdentityProviders();
 t.teardown(fake.close);
@@ -167,13 +167,18 @@ t.test('nonce: an ID token made for another sign-in, or for none, is refused (Go
 });
 
 t.test('a user with a second factor still gives it after the provider', async (t) => {
-  const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
-  await enrollTotp(server, await signIn(server, email));
+  const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+  const { secret } = await enrollTotp(server, await signIn(server, email));
   const { browser, back } = await signInThrough('google', accountFor(email));
   t.equal(back.status, 303);
   t.equal(back.location, '/login/two-factor');
   t.notOk(browser.cookies.has('dbmon_session'), 'no session before the second factor');
   t.ok(browser.cookies.has('dbmon_pending_sign_in'));
+  server.clock.now = new Date(server.clock.now.getTime() + 30_000); // the code enrollment used is spent
+  const pendingToken = browser.cookies.get('dbmon_pending_sign_in')!;
+  await server.services.accounts.secondFactorSignIn.finish({ pendingToken, kind: 'totp', code: totpCode(secret, server.clock.now), ip: '127.0.0.1', userAgent: 'test' }, server.clock.now);
+  const audited = server.db.prepare("SELECT details FROM audit_log WHERE action = 'sign_in.succeeded' AND target_id = ? ORDER BY seq DESC LIMIT 1").pluck().get(userId) as string;
+  t.same(JSON.parse(audited), { factors: ['google', 'totp'] }, 'the audit names the factors that were given: no password');
 });
 
 t.test('users list and unlink their identities, but never their last way to sign in', async (t) => {
