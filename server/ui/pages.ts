@@ -69,7 +69,7 @@ export function pages(deps: PagesDependencies): Middleware {
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   identityProviderPages(router, deps.accounts, deps.providers, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
-  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
+  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, loginCsrf, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   // A path is the pages' when one of their routes matches it.
   const layers = router.stack;

@@ -127,9 +127,9 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const response = signed({ inResponseTo: await startSignIn(), email: 'jit.reader@example.test', roles: ['other', 'dbmon-readers'] });
     const answer = await post(response);
     t.equal(answer.status, 303, await answer.text());
-    const cookie = answer.headers.get('set-cookie') ?? '';
-    t.match(cookie, /^dbmon_session=/);
-    const me = await fetch(`${server.url}/v1/user`, { headers: { cookie: cookie.split(';')[0]! } });
+    const cookie = /dbmon_session=[^;]+/.exec(answer.headers.get('set-cookie') ?? '')?.[0];
+    t.ok(cookie, 'a session');
+    const me = await fetch(`${server.url}/v1/user`, { headers: { cookie: cookie! } });
     t.match(await me.json(), { email: 'jit.reader@example.test', role: 'viewer' });
     const replay = await post(response);
     t.equal(replay.status, 401, 'replayed');
@@ -252,6 +252,17 @@ t.test('SAML single sign-on for an organization', async (t) => {
     t.equal(refused.status, 403);
     t.match(refused.text, 'single sign-on');
     t.notOk(browser.cookies.has('dbmon_session'));
+  });
+
+  await t.test('next: a sign-in started from a path of ours lands there; anything else lands on /', async (t) => {
+    const landing = async (next: string) => {
+      const started = await fetch(`${server.url}/orgs/${slug}/auth/saml?${new URLSearchParams({ next })}`, { redirect: 'manual' });
+      const answer = await post(signed({ inResponseTo: requestIdOf(started.headers.get('location') ?? ''), email: owner.email }));
+      t.equal(answer.status, 303);
+      return answer.headers.get('location');
+    };
+    t.equal(await landing('/databases/db_1?range=1h'), '/databases/db_1?range=1h');
+    for (const hostile of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', '/login']) t.equal(await landing(hostile), '/', `${hostile} is not followed`);
   });
 
   await t.test('an account of another organization is not signed in, even with JIT provisioning', async (t) => {
