@@ -5,6 +5,7 @@ import type { Viewer } from './page-viewer.js';
 export const navigation = [
   { section: 'overview', href: '/', label: 'Overview' },
   { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+  { section: 'identities', href: '/account/identities', label: 'Linked accounts' },
 ] as const;
 
 export type NavSection = (typeof navigation)[number]['section'];

@@ -195,6 +195,11 @@ t.test('users list and unlink their identities, but never their last way to sign
   const outsider = await signIn(server, (await createPasswordUser(server.services, tenant.orgId, 'admin', server.clock.now)).email);
   t.equal((await server.request('DELETE', `/v1/user/identities/${github!.id}`, { headers: outsider.headers() })).status, 404, "another user's identity is not found");
 
+  const page = new PageClient(server.url);
+  page.cookies.set('dbmon_session', session.token);
+  t.equal((await page.postForm(`/account/identities/${github!.id}/unlink`, {})).status, 403, 'the page unlinks nothing without the session\'s CSRF token');
+  t.equal(identitiesOf(userId).length, 2);
+
   // An account that has no password (made by single sign-on) keeps its last identity.
   server.db.prepare('UPDATE users SET password_hash = NULL WHERE id = ?').run(userId);
   t.equal((await server.request('DELETE', `/v1/user/identities/${github!.id}`, { headers: session.headers() })).status, 204);
