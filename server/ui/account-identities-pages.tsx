@@ -1,13 +1,12 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Accounts } from '../auth/create-accounts.js';
-import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Providers } from '../auth/providers/create-providers.js';
-import { ConflictError, PermissionError } from '../errors.js';
+import { ConflictError } from '../errors.js';
 import { AccountIdentitiesPage } from './account-identities-page.js';
 import type { PageRenderer } from './page-renderer.js';
-import { viewerOf, type Viewer } from './page-viewer.js';
+import { signedInViewer, type Viewer } from './page-viewer.js';
 import { seeOther } from './see-other.js';
 
 const path = '/account/identities';
@@ -16,14 +15,7 @@ const title = 'Linked accounts';
 /** `/account/identities`: the viewer's linked provider accounts, and unlinking one; the same service as `/v1/user/identities`. */
 export function accountIdentitiesPages(router: Router, accounts: Accounts, providers: Providers, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
   const { identities } = providers;
-  /** The signed-in viewer; a form post without the session's CSRF token is refused, signed out goes to /login. */
-  const viewerFor = (ctx: Context): Viewer | undefined => {
-    const auth = ctx.state.auth as AuthResult;
-    if ('error' in auth && auth.error instanceof PermissionError) throw auth.error;
-    const viewer = viewerOf(ctx, accounts);
-    if (viewer === undefined) seeOther(ctx, `/login?${new URLSearchParams({ next: path })}`);
-    return viewer;
-  };
+  const viewerFor = (ctx: Context) => signedInViewer(ctx, accounts, path);
   const show = (ctx: Context, viewer: Viewer, status: number, outcome: { notice?: string; error?: string } = {}) => {
     const linked = identities.of(viewer.user.id).map((row) => ({ id: row.id, provider: row.provider, email: row.email, linkedAt: row.created_at }));
     renderer.send(ctx, { status, title, viewer, section: 'identities', wide: true }, <AccountIdentitiesPage csrfToken={viewer.csrfToken} identities={linked} {...outcome} />);
