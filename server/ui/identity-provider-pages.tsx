@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Accounts } from '../auth/create-accounts.js';
-import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import { requestOrigin } from '../auth/audit/audit-origin.js';
 import type { Providers } from '../auth/providers/create-providers.js';
 import { providerSettingsBody } from '../auth/providers/identity-providers-schema.js';
@@ -11,8 +10,7 @@ import { parseInput } from '../http/validate.js';
 import { formField } from './form-body.js';
 import { IdentityProvidersPage, type IdentityProvidersPageProps } from './identity-providers-page.js';
 import type { PageRenderer } from './page-renderer.js';
-import { viewerOf, type Viewer } from './page-viewer.js';
-import { seeOther } from './see-other.js';
+import { signedInViewer, type Viewer } from './page-viewer.js';
 
 const path = '/settings/sign-in-providers';
 
@@ -21,13 +19,8 @@ export function identityProviderPages(router: Router, accounts: Accounts, provid
   const { settings } = providers;
   /** An owner or admin; a form post without the session's CSRF token, or anyone else, is refused; signed out goes to /login. */
   const adminFor = (ctx: Context): Viewer | undefined => {
-    const auth = ctx.state.auth as AuthResult;
-    if ('error' in auth && auth.error instanceof PermissionError) throw auth.error;
-    const viewer = viewerOf(ctx, accounts);
-    if (viewer === undefined) {
-      seeOther(ctx, `/login?${new URLSearchParams({ next: path })}`);
-      return undefined;
-    }
+    const viewer = signedInViewer(ctx, accounts, path);
+    if (viewer === undefined) return undefined;
     if (viewer.user.role !== 'owner' && viewer.user.role !== 'admin') throw new PermissionError('Only owners and admins set up sign-in providers');
     return viewer;
   };

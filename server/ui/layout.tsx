@@ -8,6 +8,7 @@ export const navigation = [
   { section: 'webhooks', href: '/webhooks', label: 'Webhooks' },
   { section: 'settings', href: '/settings/api-keys', label: 'Settings' },
   { section: 'two-factor', href: '/account/two-factor', label: 'Two-factor' },
+  { section: 'identities', href: '/account/identities', label: 'Linked accounts' },
 ] as const;
 
 export type NavSection = (typeof navigation)[number]['section'];

@@ -50,7 +50,7 @@ export function LoginPage({ csrfToken, next, email, error, notice, ssoSlug, prov
         </div>
         <button type="submit">Sign in</button>
       </form>
-      {ssoSlug !== undefined && <SsoEntry slug={ssoSlug} />}
+      {ssoSlug !== undefined && <SsoEntry slug={ssoSlug} next={next} />}
       <ProviderButtons choices={providers} next={next} />
       <p class="muted after-form">
         <a href="/password-reset">Forgot your password?</a>

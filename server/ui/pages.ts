@@ -28,6 +28,7 @@ import { samlAcsPath, samlPages } from './saml-pages.js';
 import { samlSettingsPages } from './saml-settings-pages.js';
 import { settingsPagesRoutes } from './settings/settings-pages.js';
 import { providerSignInPages } from './provider-sign-in-pages.js';
+import { accountIdentitiesPages } from './account-identities-pages.js';
 import { signInPages } from './sign-in-pages.js';
 import { StaticAssets } from './static-assets.js';
 import { twoFactorPages } from './two-factor-pages.js';
@@ -71,8 +72,9 @@ export function pages(deps: PagesDependencies): Middleware {
   dashboardPages(router, deps.accounts, deps.databases, renderer, signedIn, deps.now);
   twoFactorPages(router, deps.accounts, renderer, signedIn, deps.now);
   identityProviderPages(router, deps.accounts, deps.providers, renderer, signedIn, deps.now);
+  accountIdentitiesPages(router, deps.accounts, deps.providers, renderer, signedIn, deps.now);
   oauthAuthorizePages(router, { ...deps, renderer }, signedIn);
-  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, renderer });
+  samlPages(router, { ...deps, samlSignIn: deps.saml.signIn, pendingSignInCookie, loginCsrf, renderer });
   samlSettingsPages(router, deps.accounts, deps.saml, renderer, signedIn, deps.now);
   settingsPagesRoutes(router, deps.accounts, renderer, signedIn, deps.now);
   alertsPages(router, deps.accounts, renderer, signedIn, deps.now);

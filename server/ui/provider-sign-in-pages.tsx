@@ -39,7 +39,7 @@ const refusals: Record<ProviderRefusal, { status: number; text: (name: string) =
   account_not_active: { status: 403, text: () => 'This account is not active. Ask an administrator of your organization.' },
 };
 
-/** `{org_url}/login`, and `{org_url}/auth/{provider}` with its callback: sign-in through the organization's providers. */
+/** `{org_url}/login`, `{org_url}/auth/{provider}` and its callback `{auth_url}/auth/{provider}/callback?org={slug}`: sign-in through the organization's providers. */
 export function providerSignInPages(router: Router, deps: ProviderSignInPagesDependencies): void {
   const { providers, providerSignInCookie, sessionCookie, renderer, now } = deps;
   const organizationOf = (ctx: Context) => providers.settings.signInChoices(ctx.params.slug!);
@@ -78,8 +78,8 @@ export function providerSignInPages(router: Router, deps: ProviderSignInPagesDep
       seeOther(ctx, started.url.toString());
     });
 
-    router.get(`/orgs/:slug/auth/${provider}/callback`, async (ctx) => {
-      const organization = organizationOf(ctx);
+    router.get(`/auth/${provider}/callback`, async (ctx) => {
+      const organization = typeof ctx.query.org === 'string' ? providers.settings.signInChoices(ctx.query.org) : undefined;
       const token = providerSignInCookie.read(ctx);
       ctx.append('Set-Cookie', providerSignInCookie.clear());
       if (organization === undefined) return refuse(ctx, provider, 'not_started');

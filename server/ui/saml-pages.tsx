@@ -2,22 +2,19 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { SamlSignIn } from '../auth/saml/saml-sign-in.js';
 import { SamlRefusedError } from '../auth/saml/saml-response-checks.js';
-import type { SessionCookie } from '../auth/sessions/session-cookie.js';
-import type { HostCookie } from '../http/host-cookie.js';
 import { requestClient } from '../http/request-client.js';
+import { proceedAfterFirstFactor, type SessionEntry } from './enter-session.js';
 import { ErrorPage } from './error-page.js';
 import { formField } from './form-body.js';
 import type { PageRenderer } from './page-renderer.js';
+import { safeNextPath } from './safe-next-path.js';
 import { SamlTestResultPage } from './saml-test-result-page.js';
-import { seeOther } from './see-other.js';
 
 /** The assertion consumer service: its form is larger than any other page's. */
 export const samlAcsPath = /^\/orgs\/[^/]+\/auth\/saml\/acs$/;
 
-export interface SamlPagesDependencies {
+export interface SamlPagesDependencies extends SessionEntry {
   samlSignIn: SamlSignIn;
-  sessionCookie: SessionCookie;
-  pendingSignInCookie: HostCookie;
   renderer: PageRenderer;
   now: () => Date;
 }
@@ -28,7 +25,7 @@ export interface SamlPagesDependencies {
  * the single-use request id it answers stand for them).
  */
 export function samlPages(router: Router, deps: SamlPagesDependencies): void {
-  const { samlSignIn, sessionCookie, pendingSignInCookie, renderer, now } = deps;
+  const { samlSignIn, renderer, now } = deps;
 
   router.get('/orgs/:slug/auth/saml/metadata', (ctx) => {
     ctx.type = 'application/samlmetadata+xml';
@@ -36,13 +33,14 @@ export function samlPages(router: Router, deps: SamlPagesDependencies): void {
   });
 
   router.get('/orgs/:slug/auth/saml', async (ctx) => {
-    ctx.redirect(await samlSignIn.start(ctx.params.slug!, now()));
+    ctx.redirect(await samlSignIn.start(ctx.params.slug!, safeNextPath(typeof ctx.query.next === 'string' ? ctx.query.next : undefined), now()));
   });
 
   router.post('/orgs/:slug/auth/saml/acs', async (ctx) => {
     let outcome;
+    const at = now();
     try {
-      outcome = await samlSignIn.finish(ctx.params.slug!, formField(ctx, 'SAMLResponse'), requestClient(ctx), now());
+      outcome = await samlSignIn.finish(ctx.params.slug!, formField(ctx, 'SAMLResponse'), requestClient(ctx), at);
     } catch (error) {
       if (error instanceof SamlRefusedError) return refused(ctx);
       throw error;
@@ -50,12 +48,7 @@ export function samlPages(router: Router, deps: SamlPagesDependencies): void {
     if (outcome.kind === 'test') {
       return renderer.send(ctx, { title: 'SAML test' }, <SamlTestResultPage user={outcome.user} existing={outcome.existing} />);
     }
-    if (outcome.kind === 'second_factor') {
-      ctx.append('Set-Cookie', pendingSignInCookie.issue(outcome.pendingToken));
-      return seeOther(ctx, '/login/two-factor');
-    }
-    ctx.append('Set-Cookie', sessionCookie.issue(outcome.token));
-    seeOther(ctx, '/');
+    proceedAfterFirstFactor(ctx, deps, outcome.outcome, outcome.next, at);
   });
 
   function refused(ctx: Context): void {

@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Accounts } from '../auth/create-accounts.js';
-import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import { requestOrigin } from '../auth/audit/audit-origin.js';
 import { roles } from '../auth/permissions.js';
 import type { Saml } from '../auth/saml/create-saml.js';
@@ -10,7 +9,7 @@ import { ApiError, PermissionError } from '../errors.js';
 import { formField } from './form-body.js';
 import { allowFormRedirectTo } from './page-security-headers.js';
 import type { PageRenderer } from './page-renderer.js';
-import { viewerOf, type Viewer } from './page-viewer.js';
+import { signedInViewer, type Viewer } from './page-viewer.js';
 import { SamlSettingsPage } from './saml-settings-page.js';
 import { seeOther } from './see-other.js';
 
@@ -19,13 +18,8 @@ const title = 'Single sign-on';
 /** `/settings/saml`: the SAML settings of `/v1/org/saml` as a form, for owners and admins, with the test round trip. */
 export function samlSettingsPages(router: Router, accounts: Accounts, saml: Saml, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
   const administrator = (ctx: Context): Viewer | undefined => {
-    const auth = ctx.state.auth as AuthResult;
-    if ('error' in auth && auth.error instanceof PermissionError) throw auth.error;
-    const viewer = viewerOf(ctx, accounts);
-    if (viewer === undefined) {
-      seeOther(ctx, `/login?${new URLSearchParams({ next: '/settings/saml' })}`);
-      return undefined;
-    }
+    const viewer = signedInViewer(ctx, accounts, '/settings/saml');
+    if (viewer === undefined) return undefined;
     if (viewer.user.role !== 'owner' && viewer.user.role !== 'admin') throw new PermissionError('Only owners and admins manage single sign-on');
     return viewer;
   };

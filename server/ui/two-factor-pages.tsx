@@ -1,17 +1,16 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { Accounts } from '../auth/create-accounts.js';
-import type { AuthResult } from '../auth/credentials/credential-resolver.js';
 import { ThrottledError } from '../auth/throttling/throttled-error.js';
 import { factorOwnerOf } from '../auth/two-factor/factor-owner.js';
 import { phoneBody } from '../auth/two-factor/two-factor-schema.js';
 import type { TotpEnrollment } from '../auth/two-factor/two-factor-service.js';
-import { ApiError, PermissionError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { requestClient } from '../http/request-client.js';
 import { formField } from './form-body.js';
 import type { PageRenderer } from './page-renderer.js';
 import { retryInWords } from './retry-in-words.js';
-import { viewerOf, type Viewer } from './page-viewer.js';
+import { signedInViewer, type Viewer } from './page-viewer.js';
 import { safeNextPath } from './safe-next-path.js';
 import { seeOther } from './see-other.js';
 import { RecoveryCodesPage, SmsVerifyPage, TotpEnrollPage, TwoFactorOverview, type TwoFactorOverviewProps } from './two-factor-setup-page.js';
@@ -25,14 +24,7 @@ const title = 'Two-factor authentication';
  */
 export function twoFactorPages(router: Router, accounts: Accounts, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
   const { twoFactor, sms } = accounts;
-  /** The signed-in viewer; a form post without the session's CSRF token is refused, signed out goes to /login. */
-  const viewerFor = (ctx: Context): Viewer | undefined => {
-    const auth = ctx.state.auth as AuthResult;
-    if ('error' in auth && auth.error instanceof PermissionError) throw auth.error;
-    const viewer = viewerOf(ctx, accounts);
-    if (viewer === undefined) seeOther(ctx, `/login?${new URLSearchParams({ next: '/account/two-factor' })}`);
-    return viewer;
-  };
+  const viewerFor = (ctx: Context) => signedInViewer(ctx, accounts, '/account/two-factor');
   const nextOf = (ctx: Context) => safeNextPath((ctx.method === 'GET' ? (ctx.query.next as string | undefined) : formField(ctx, 'next')) || undefined);
   const overview = (ctx: Context, viewer: Viewer, status: number, props: Partial<TwoFactorOverviewProps> = {}) => {
     const at = now();

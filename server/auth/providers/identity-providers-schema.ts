@@ -32,20 +32,20 @@ export const providerRecord = z
   .object({
     provider: z.enum(providerKinds),
     client_id: z.string(),
-    client_secret_set: z.literal(true).describe('The secret itself is never returned'),
+    client_secret_set: z.literal(true).describe('Always true, a secret is saved; the secret itself is never returned'),
     base_url: z.string().nullable().describe('GitLab: the instance; null for the others'),
     tenant: z.string().nullable().describe('Microsoft: the Entra tenant; null for the others'),
     enabled: z.boolean(),
-    callback_url: z.string().describe('The address to register at the provider as the authorized callback (redirect) URL'),
-    created_at: z.string(),
-    updated_at: z.string(),
+    callback_url: z.string().describe('`{auth_url}/auth/{provider}/callback?org={slug}`: the address to register at the provider as the authorized callback (redirect) URL, query included'),
+    created_at: z.string().describe('The first save'),
+    updated_at: z.string().describe('The last save'),
   })
   .meta({ id: 'IdentityProvider' });
 
 export const providerList = z.object({ data: z.array(providerRecord) }).meta({ id: 'IdentityProviderList' });
 
 export const providerTestResult = z
-  .object({ ok: z.boolean(), message: z.string() })
+  .object({ ok: z.boolean().describe('true: reachable, and the client id and secret accepted'), message: z.string().describe('What the provider answered, in words') })
   .meta({ id: 'IdentityProviderTest', description: 'Whether the provider is reachable and accepted the client id and secret (a code that cannot be valid is offered to its token endpoint)' });
 
 export const identityRecord = z
@@ -53,8 +53,8 @@ export const identityRecord = z
     id: z.string().describe('idn_...'),
     provider: z.enum(providerKinds),
     email: z.string().describe('The verified email the identity was linked by'),
-    created_at: z.string(),
-    last_used_at: z.string().nullable(),
+    created_at: z.string().describe('When it was linked'),
+    last_used_at: z.string().nullable().describe('The last sign-in through it; null before the first after linking'),
   })
   .meta({ id: 'UserIdentity' });
 

@@ -95,14 +95,10 @@ export class IdentityProvidersService {
     return this.client(this.get(orgId, provider)).checkCredentials();
   }
 
-  /**
-   * `{org_url}/auth/{provider}/callback`: the address to register at the provider. The organization is
-   * in the path, not the query: openid-client sends the callback without its query as the token
-   * request's redirect_uri, and Entra refuses query strings in redirect URIs for personal accounts.
-   */
+  /** `{auth_url}/auth/{provider}/callback?org={slug}`: the address to register at the provider, the same for every organization but its query. */
   callbackUrl(orgId: string, provider: ProviderKind): string {
     const slug = this.organizations.findById(orgId)?.slug ?? '';
-    return `${this.authUrl}/orgs/${encodeURIComponent(slug)}/auth/${provider}/callback`;
+    return `${this.authUrl}/auth/${provider}/callback?${new URLSearchParams({ org: slug })}`;
   }
 
   /** The client for these settings, kept while they stay the same: an OpenID provider's discovery and keys are then fetched once, not at every sign-in. */

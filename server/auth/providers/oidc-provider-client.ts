@@ -75,10 +75,24 @@ export class OidcProviderClient implements ProviderClient {
         ...(this.allowInsecureRequests && { execute: [oidc.allowInsecureRequests] }),
         timeout: 10,
       })
+      .then((configuration) => redeemingAt(configuration, this.settings.redirectUri))
       .catch((error: unknown) => {
         this.#configuration = undefined;
         throw error;
       });
     return this.#configuration;
   }
+}
+
+/**
+ * openid-client sends the callback address stripped of its query as the token request's redirect_uri,
+ * and overwrites a redirect_uri given among the token parameters: the registered address, whose
+ * `?org=` query is part of it, is put back in the request as openid-client's documentation shows.
+ */
+function redeemingAt(configuration: oidc.Configuration, redirectUri: string): oidc.Configuration {
+  configuration[oidc.customFetch] = (url, options) => {
+    if (options.body instanceof URLSearchParams && options.body.get('grant_type') === 'authorization_code') options.body.set('redirect_uri', redirectUri);
+    return fetch(url, options as RequestInit);
+  };
+  return configuration;
 }

@@ -22,6 +22,8 @@ export interface SamlRequestRow {
   id: string;
   org_id: string;
   test: number;
+  /** The path of ours to go to once signed in. */
+  next: string;
   expires_at: string;
 }
 
@@ -45,7 +47,7 @@ export class SamlRepository {
          @default_role, @jit_provisioning, @allow_idp_initiated, @sso_satisfies_two_factor, @updated_at, @tested_at)`,
     );
     this.#markTested = db.prepare<[string, string, string]>('UPDATE saml_configurations SET tested_at = ? WHERE org_id = ? AND updated_at = ?');
-    this.#insertRequest = db.prepare<SamlRequestRow>('INSERT INTO saml_requests (id, org_id, test, expires_at) VALUES (@id, @org_id, @test, @expires_at)');
+    this.#insertRequest = db.prepare<SamlRequestRow>('INSERT INTO saml_requests (id, org_id, test, next, expires_at) VALUES (@id, @org_id, @test, @next, @expires_at)');
     this.#takeRequest = db.prepare<[string, string, string], SamlRequestRow>('DELETE FROM saml_requests WHERE id = ? AND org_id = ? AND expires_at > ? RETURNING *');
     this.#insertAssertion = db.prepare<[string, string, string]>('INSERT OR IGNORE INTO saml_assertions (org_id, assertion_id, expires_at) VALUES (?, ?, ?)');
     this.#expireRequests = db.prepare<[string, number]>(

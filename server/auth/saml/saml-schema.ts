@@ -76,11 +76,18 @@ export const samlSettingsRecord = z
     default_role: z.enum(roles),
     jit_provisioning: z.boolean(),
     allow_idp_initiated: z.boolean(),
-    sso_satisfies_two_factor: z.boolean(),
+    sso_satisfies_two_factor: z
+      .boolean()
+      .describe("The identity provider's sign-in stands for both factors; false sends users with a second factor on to it"),
     ...samlAddresses,
-    certificate: samlCertificateSummary.nullable().describe('The certificate read: null until one is saved'),
-    tested_at: z.string().nullable().describe('When a test last passed for the configuration as it is; null after every change'),
-    updated_at: z.string().nullable(),
+    certificate: samlCertificateSummary
+      .nullable()
+      .describe('Read only: the certificate read (expiry, key type and size, SHA-256 fingerprint); null until one is saved'),
+    tested_at: z
+      .string()
+      .nullable()
+      .describe('Read only: when a test last passed for the configuration as it is; null after every change. `enabled: true` needs it'),
+    updated_at: z.string().nullable().describe('Read only: the last save; null before the first'),
   })
   .meta({ id: 'SamlSettings' });
 

@@ -30,8 +30,8 @@ export interface SsoSignIn {
   signInThroughIdentityProvider(user: User, client: SessionClient, via: string, providerSatisfiesSecondFactor: boolean, now: Date): SignInOutcome;
 }
 
-/** What a response led to: a test's result (nobody signed in), or a sign-in. */
-export type SamlOutcome = { kind: 'test'; user: MappedUser; existing: boolean } | SignInOutcome;
+/** What a response led to: a test's result (nobody signed in), or a sign-in and the path its request asked to go to next. */
+export type SamlOutcome = { kind: 'test'; user: MappedUser; existing: boolean } | { kind: 'sign_in'; outcome: SignInOutcome; next: string };
 
 /**
  * SAML sign-in for an organization: starting one (an AuthnRequest whose id is kept to be answered once),
@@ -70,21 +70,21 @@ export class SamlSignIn {
     return this.serviceProvider.metadata(samlAddresses(this.publicUrl, organization.slug));
   }
 
-  /** The identity provider's address for a sign-in of this organization's members. */
-  async start(slug: string, now: Date): Promise<string> {
-    return this.#request(this.enabledOrganization(slug), false, now);
+  /** The identity provider's address for a sign-in of this organization's members, who go to `next` (a path of ours) once signed in. */
+  async start(slug: string, next: string, now: Date): Promise<string> {
+    return this.#request(this.enabledOrganization(slug), false, next, now);
   }
 
   /** A test round trip of the saved configuration, enabled or not: its answer shows the mapped user and marks the configuration tested. */
   async startTest(origin: AuditOrigin, now: Date): Promise<string> {
-    return this.#request(this.settings.organization(origin.orgId), true, now);
+    return this.#request(this.settings.organization(origin.orgId), true, '/', now);
   }
 
-  async #request(organization: Organization, test: boolean, now: Date): Promise<string> {
+  async #request(organization: Organization, test: boolean, next: string, now: Date): Promise<string> {
     const configuration = this.#configuration(organization);
     // An xs:ID must not start with a digit.
     const id = `_${randomBase62(32)}`;
-    this.repository.insertRequest({ id, org_id: organization.id, test: test ? 1 : 0, expires_at: new Date(now.getTime() + samlRequestMs).toISOString() });
+    this.repository.insertRequest({ id, org_id: organization.id, test: test ? 1 : 0, next, expires_at: new Date(now.getTime() + samlRequestMs).toISOString() });
     return this.serviceProvider.authorizeUrl(configuration, samlAddresses(this.publicUrl, organization.slug), id);
   }
 
@@ -119,12 +119,14 @@ export class SamlSignIn {
         throw error;
       }
       let test = false;
+      let next = '/';
       if (checked.inResponseTo === null) {
         if (!configuration.allowIdpInitiated) return new SamlRefusedError('unsolicited_response');
       } else {
         const request = this.repository.takeRequest(checked.inResponseTo, organization.id, now.toISOString());
         if (request === undefined) return new SamlRefusedError('unknown_request');
         test = request.test === 1;
+        next = request.next;
       }
       if (!this.repository.useAssertion(organization.id, checked.assertionId, checked.expiresAt.toISOString())) return new SamlRefusedError('replayed_assertion');
       const mapped = mapAttributes(configuration, signed.nameId, signed.attributes);
@@ -137,13 +139,14 @@ export class SamlSignIn {
       }
       // A request sent while SAML was enabled may come back after it was turned off.
       if (!configuration.enabled) return new SamlRefusedError('not_enabled');
-      return this.#signIn(organization, configuration, mapped, existing, client, now);
+      const signedIn = this.#signIn(organization, configuration, mapped, existing, client, now);
+      return signedIn instanceof SamlRefusedError ? signedIn : { kind: 'sign_in', outcome: signedIn, next };
     });
     if (outcome instanceof SamlRefusedError) throw refuse(outcome.reason);
     return outcome;
   }
 
-  #signIn(organization: Organization, configuration: SamlConfiguration, mapped: MappedUser, existing: User | undefined, client: SessionClient, now: Date): SamlOutcome | SamlRefusedError {
+  #signIn(organization: Organization, configuration: SamlConfiguration, mapped: MappedUser, existing: User | undefined, client: SessionClient, now: Date): SignInOutcome | SamlRefusedError {
     let user = existing;
     if (user === undefined) {
       if (!configuration.jitProvisioning) return new SamlRefusedError('unknown_user');

@@ -10,20 +10,22 @@ const maxPending = 10_000;
 
 export interface PendingSignIn {
   userId: string;
+  /** What proved the user before the second factor (password, invitation, password_reset, saml, a provider): the audit names both. */
+  firstFactor: string;
   expiresAtMs: number;
   failures: number;
 }
 
 /**
- * Sign-ins whose password passed and whose second factor is still to come, held in memory (a restart
+ * Sign-ins whose first factor passed and whose second factor is still to come, held in memory (a restart
  * asks for the password again). The browser holds only a random token; this keeps its hash.
  */
 export class PendingSignIns {
   readonly #pending = new Map<string, PendingSignIn>();
 
-  begin(userId: string, now: Date): string {
+  begin(userId: string, firstFactor: string, now: Date): string {
     const token = newSecretToken();
-    this.#pending.set(key(token), { userId, expiresAtMs: now.getTime() + pendingSignInMs, failures: 0 });
+    this.#pending.set(key(token), { userId, firstFactor, expiresAtMs: now.getTime() + pendingSignInMs, failures: 0 });
     if (this.#pending.size > maxPending) this.#pending.delete(this.#pending.keys().next().value!);
     return token;
   }

@@ -99,7 +99,7 @@ export class SignInService {
   }
 
   #proceed(user: User, client: SessionClient & { currentToken?: string | undefined }, firstFactor: string, now: Date): SignInOutcome {
-    if (user.two_factor_enabled === 1) return { kind: 'second_factor', pendingToken: this.pending.begin(user.id, now) };
+    if (user.two_factor_enabled === 1) return { kind: 'second_factor', pendingToken: this.pending.begin(user.id, firstFactor, now) };
     return { kind: 'signed_in', ...this.complete(user, client, [firstFactor], now) };
   }
 

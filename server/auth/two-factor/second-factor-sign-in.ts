@@ -48,8 +48,13 @@ export class SecondFactorSignIn {
 
   /** The user a pending sign-in waits for, while it lasts. */
   #pendingUser(pendingToken: string, now: Date): User | undefined {
+    return this.#pendingSignIn(pendingToken, now)?.user;
+  }
+
+  #pendingSignIn(pendingToken: string, now: Date): { user: User; firstFactor: string } | undefined {
     const pending = this.pending.find(pendingToken, now);
-    return pending === undefined ? undefined : this.users.findByIdInAnyOrganization(pending.userId);
+    const user = pending === undefined ? undefined : this.users.findByIdInAnyOrganization(pending.userId);
+    return user === undefined ? undefined : { user, firstFactor: pending!.firstFactor };
   }
 
   /** What the pending user may answer with; undefined once the pending sign-in is gone. */
@@ -71,8 +76,9 @@ export class SecondFactorSignIn {
   }
 
   async finish(attempt: SecondFactorAttempt, now: Date): Promise<SignedIn> {
-    const user = this.#pendingUser(attempt.pendingToken, now);
-    if (user?.status !== 'active') throw expired();
+    const pending = this.#pendingSignIn(attempt.pendingToken, now);
+    if (pending?.user.status !== 'active') throw expired();
+    const { user, firstFactor } = pending;
     const decision = this.throttle.begin(user.email, attempt.ip, now.getTime());
     if (!decision.allowed) throw new SignInThrottledError(decision, now.getTime());
     const passed =
@@ -85,7 +91,7 @@ export class SecondFactorSignIn {
     }
     this.throttle.succeeded(user.email, attempt.ip, now.getTime());
     this.pending.end(attempt.pendingToken);
-    return this.signIn.complete(user, attempt, ['password', attempt.kind], now);
+    return this.signIn.complete(user, attempt, [firstFactor, attempt.kind], now);
   }
 }
 

@@ -27,7 +27,7 @@ t.test('sign-in providers in chromium: set up on the settings page, then a membe
       await page.getByLabel('Email').fill(admin.email);
       await page.getByLabel('Password').fill(testPassword);
       await Promise.all([page.waitForURL(`${server.url}/settings/sign-in-providers`), page.getByRole('button', { name: 'Sign in' }).click()]);
-      t.equal(await page.getByLabel('Callback URL to register at GitHub').inputValue(), `${server.url}/orgs/acme-browsers/auth/github/callback`);
+      t.equal(await page.getByLabel('Callback URL to register at GitHub').inputValue(), `${server.url}/auth/github/callback?org=acme-browsers`);
       await audit('not set up');
       const github = page.getByRole('region', { name: /GitHub/ });
       await github.getByLabel('Client ID').fill('gh-browser-client');
@@ -57,8 +57,25 @@ t.test('sign-in providers in chromium: set up on the settings page, then a membe
         await Promise.all([page.waitForURL(`${server.url}/`), page.getByRole('link', { name: 'Sign in with GitHub' }).click()]);
         await t.resolveMatch(page.getByRole('heading', { level: 1 }).textContent(), 'Overview');
         t.ok((await page.context().cookies()).some((cookie) => cookie.name === 'dbmon_session'), 'signed in');
+
+        // The linked identity on the account page; it is not unlinked while it is the only way to sign in.
+        await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Linked accounts' }).click();
+        await page.waitForURL(`${server.url}/account/identities`);
+        const row = page.getByRole('row', { name: /GitHub/ });
+        await t.resolveMatch(row.textContent(), member.email);
+        await audit('linked accounts');
+        const passwordHash = server.db.prepare('SELECT password_hash FROM users WHERE id = ?').pluck().get(member.userId);
+        server.db.prepare('UPDATE users SET password_hash = NULL WHERE id = ?').run(member.userId);
+        await row.getByRole('button', { name: `Unlink GitHub (${member.email})` }).click();
+        await t.resolveMatch(page.getByRole('alert').textContent(), 'You cannot unlink this account: it is your only way to sign in.');
+        t.equal(await page.getByRole('row', { name: /GitHub/ }).count(), 1, 'still linked');
+        await audit('last way to sign in');
+        server.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, member.userId);
+        await page.getByRole('button', { name: `Unlink GitHub (${member.email})` }).click();
+        await t.resolveMatch(page.getByRole('status').textContent(), 'The account was unlinked.');
+        await t.resolveMatch(page.locator('main').textContent(), 'No account at a sign-in provider is linked to yours.');
       },
-      { allowedOrigins: [fakeOrigin] },
+      { allowedOrigins: [fakeOrigin], expectedConsoleErrors: [/status of 409 \(Conflict\)/] },
     );
   });
 });

@@ -17,7 +17,7 @@ t.test('the client secret is write-only, sealed at rest, and the callback addres
   const created = await server.request('PUT', '/v1/org/identity-providers/github', { key: admin.key, body: { client_id: 'gh-client', client_secret: secret, enabled: true } });
   t.equal(created.status, 200);
   t.match(created.body, { provider: 'github', client_id: 'gh-client', client_secret_set: true, enabled: true, base_url: null, tenant: null });
-  t.equal(created.body.callback_url, 'http://localhost/orgs/acme-sign-in/auth/github/callback');
+  t.equal(created.body.callback_url, 'http://localhost/auth/github/callback?org=acme-sign-in');
   const stored = server.db.prepare("SELECT client_secret FROM identity_providers WHERE provider = 'github'").pluck().get() as Buffer;
   t.notOk(stored.toString('latin1').includes(secret), 'not stored in the clear');
   const listed = await server.request('GET', '/v1/org/identity-providers', { key: admin.key });

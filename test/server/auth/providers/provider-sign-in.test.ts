@@ -5,7 +5,7 @@ import { startFakeIdentityProviders, type FakeAccount, type FakeApproval } from 
 import { PageClient, type PageResponse } from '../../../helpers/page-client.js';
 import { createPasswordUser, signIn } from '../../../helpers/sign-in.js';
 import { createTenant, createUserKey, startTestServer } from '../../../helpers/test-server.js';
-import { enrollTotp } from '../../../helpers/two-factor.js';
+import { enrollTotp, totpCode } from '../../../helpers/two-factor.js';
 
 const fake = await startFakeIdentityProviders();
 t.teardown(fake.close);
@@ -67,6 +67,16 @@ t.test('the sign-in page offers the providers the organization enabled, at /logi
   t.notMatch((await browser.get('/login?org=acme-social')).text, 'Sign in with GitLab', 'a disabled provider is not offered');
   t.equal((await browser.get('/orgs/acme-social/auth/gitlab')).status, 404, 'nor started');
   await server.request('PUT', '/v1/org/identity-providers/gitlab', { key: admin.key, body: { client_id: 'gitlab-client', enabled: true } });
+});
+
+t.test('the provider sends the browser back to {auth_url}/auth/{provider}/callback?org={slug}, the only callback address', async (t) => {
+  for (const provider of providerKinds) {
+    const start = await new PageClient(server.url).get(`/orgs/acme-social/auth/${provider}`);
+    t.equal(new URL(start.location!).searchParams.get('redirect_uri'), `http://localhost/auth/${provider}/callback?org=acme-social`, provider);
+  }
+  const browser = new PageClient(server.url);
+  t.equal((await browser.get('/orgs/acme-social/auth/github/callback?code=x&state=y')).status, 404, 'no callback under {org_url}');
+  t.equal((await browser.get('/auth/github/callback?code=x&state=y')).status, 400, 'no organization named: not started here');
 });
 
 t.test('each provider signs an existing account in by its verified email, links the identity, and finds it by that identity afterwards', async (t) => {
@@ -157,13 +167,18 @@ t.test('nonce: an ID token made for another sign-in, or for none, is refused (Go
 });
 
 t.test('a user with a second factor still gives it after the provider', async (t) => {
-  const { email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
-  await enrollTotp(server, await signIn(server, email));
+  const { userId, email } = await createPasswordUser(server.services, tenant.orgId, 'member', server.clock.now);
+  const { secret } = await enrollTotp(server, await signIn(server, email));
   const { browser, back } = await signInThrough('google', accountFor(email));
   t.equal(back.status, 303);
   t.equal(back.location, '/login/two-factor');
   t.notOk(browser.cookies.has('dbmon_session'), 'no session before the second factor');
   t.ok(browser.cookies.has('dbmon_pending_sign_in'));
+  server.clock.now = new Date(server.clock.now.getTime() + 30_000); // the code enrollment used is spent
+  const pendingToken = browser.cookies.get('dbmon_pending_sign_in')!;
+  await server.services.accounts.secondFactorSignIn.finish({ pendingToken, kind: 'totp', code: totpCode(secret, server.clock.now), ip: '127.0.0.1', userAgent: 'test' }, server.clock.now);
+  const audited = server.db.prepare("SELECT details FROM audit_log WHERE action = 'sign_in.succeeded' AND target_id = ? ORDER BY seq DESC LIMIT 1").pluck().get(userId) as string;
+  t.same(JSON.parse(audited), { factors: ['google', 'totp'] }, 'the audit names the factors that were given: no password');
 });
 
 t.test('users list and unlink their identities, but never their last way to sign in', async (t) => {
@@ -179,6 +194,11 @@ t.test('users list and unlink their identities, but never their last way to sign
 
   const outsider = await signIn(server, (await createPasswordUser(server.services, tenant.orgId, 'admin', server.clock.now)).email);
   t.equal((await server.request('DELETE', `/v1/user/identities/${github!.id}`, { headers: outsider.headers() })).status, 404, "another user's identity is not found");
+
+  const page = new PageClient(server.url);
+  page.cookies.set('dbmon_session', session.token);
+  t.equal((await page.postForm(`/account/identities/${github!.id}/unlink`, {})).status, 403, 'the page unlinks nothing without the session\'s CSRF token');
+  t.equal(identitiesOf(userId).length, 2);
 
   // An account that has no password (made by single sign-on) keeps its last identity.
   server.db.prepare('UPDATE users SET password_hash = NULL WHERE id = ?').run(userId);

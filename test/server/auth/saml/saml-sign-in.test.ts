@@ -2,7 +2,7 @@ import t from 'tap';
 import { SamlExpiryJob } from '../../../../server/auth/saml/saml-expiry-job.js';
 import { runPass } from '../../../../server/jobs/background-job.js';
 import { formField, PageClient } from '../../../helpers/page-client.js';
-import { enrollTotp } from '../../../helpers/two-factor.js';
+import { enrollTotp, totpCode } from '../../../helpers/two-factor.js';
 import { createTenant, startTestServer } from '../../../helpers/test-server.js';
 import { createPasswordUser, signIn, testPassword } from '../../../helpers/sign-in.js';
 import { encodeResponse, makeIdpKey, requestIdOf, responseXml, signAssertion, type AssertionFields } from '../../../helpers/saml-identity-provider.js';
@@ -127,9 +127,9 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const response = signed({ inResponseTo: await startSignIn(), email: 'jit.reader@example.test', roles: ['other', 'dbmon-readers'] });
     const answer = await post(response);
     t.equal(answer.status, 303, await answer.text());
-    const cookie = answer.headers.get('set-cookie') ?? '';
-    t.match(cookie, /^dbmon_session=/);
-    const me = await fetch(`${server.url}/v1/user`, { headers: { cookie: cookie.split(';')[0]! } });
+    const cookie = /dbmon_session=[^;]+/.exec(answer.headers.get('set-cookie') ?? '')?.[0];
+    t.ok(cookie, 'a session');
+    const me = await fetch(`${server.url}/v1/user`, { headers: { cookie: cookie! } });
     t.match(await me.json(), { email: 'jit.reader@example.test', role: 'viewer' });
     const replay = await post(response);
     t.equal(replay.status, 401, 'replayed');
@@ -254,6 +254,19 @@ t.test('SAML single sign-on for an organization', async (t) => {
     t.notOk(browser.cookies.has('dbmon_session'));
   });
 
+  await t.test('next: a sign-in started from a path of ours lands there; anything else lands on /', async (t) => {
+    const landing = async (next: string) => {
+      const started = await fetch(`${server.url}/orgs/${slug}/auth/saml?${new URLSearchParams({ next })}`, { redirect: 'manual' });
+      const answer = await post(signed({ inResponseTo: requestIdOf(started.headers.get('location') ?? ''), email: owner.email }));
+      t.equal(answer.status, 303);
+      return answer.headers.get('location');
+    };
+    t.equal(await landing('/databases/db_1?range=1h'), '/databases/db_1?range=1h');
+    for (const hostile of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', '/login']) t.equal(await landing(hostile), '/', `${hostile} is not followed`);
+    const login = await fetch(`${server.url}/login?${new URLSearchParams({ org: slug, next: '/databases/db_1' })}`);
+    t.match(await login.text(), `href="/orgs/${slug}/auth/saml?next=%2Fdatabases%2Fdb_1"`, 'the sign-in page passes next on to SSO');
+  });
+
   await t.test('an account of another organization is not signed in, even with JIT provisioning', async (t) => {
     const other = createTenant(server.services, server.clock.now);
     const outsider = await createPasswordUser(server.services, other.orgId, 'admin', server.clock.now);
@@ -263,7 +276,7 @@ t.test('SAML single sign-on for an organization', async (t) => {
   });
 
   await t.test('with sso_satisfies_two_factor false, a user with a second factor is sent on to it', async (t) => {
-    await enrollTotp(server, ownerSession);
+    const { secret } = await enrollTotp(server, ownerSession);
     const changed = { ...settingsBody, allow_idp_initiated: true, sso_satisfies_two_factor: false };
     await put(changed);
     const started = await server.request('POST', '/v1/org/saml/test', { headers: ownerSession.headers() });
@@ -272,7 +285,13 @@ t.test('SAML single sign-on for an organization', async (t) => {
     const answer = await post(signed({ inResponseTo: await startSignIn(), email: owner.email }));
     t.equal(answer.status, 303);
     t.equal(answer.headers.get('location'), '/login/two-factor');
-    t.match(answer.headers.get('set-cookie') ?? '', /^dbmon_pending_sign_in=/);
+    const pendingToken = /^dbmon_pending_sign_in=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+    t.ok(pendingToken, 'a pending sign-in');
+    server.clock.now = new Date(server.clock.now.getTime() + 30_000); // the code enrollment used is spent
+    const code = totpCode(secret, server.clock.now);
+    await server.services.accounts.secondFactorSignIn.finish({ pendingToken: pendingToken!, kind: 'totp', code, ip: '127.0.0.1', userAgent: 'test' }, server.clock.now);
+    const audited = server.db.prepare("SELECT details FROM audit_log WHERE action = 'sign_in.succeeded' ORDER BY seq DESC LIMIT 1").pluck().get() as string;
+    t.same(JSON.parse(audited), { factors: ['saml', 'totp'] }, 'the audit names SAML, not a password');
   });
 
   await t.test('expired requests and used assertions are forgotten by a background job', async (t) => {
