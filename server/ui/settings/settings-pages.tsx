@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import type { Accounts } from '../../auth/create-accounts.js';
 import { isAdminRole } from '../../auth/permissions.js';
 import { PermissionError } from '../../errors.js';
-import { signedInViewer } from '../dashboard-pages.js';
+import { dashboardViewer } from '../dashboard-pages.js';
 import type { PageRenderer } from '../page-renderer.js';
 import type { Viewer } from '../page-viewer.js';
 import type { AssetName } from '../static-assets.js';
@@ -34,12 +34,12 @@ const contents: Record<SettingsPath, { script: AssetName; content: SettingsConte
  */
 export function settingsPagesRoutes(router: Router, accounts: Accounts, renderer: PageRenderer, signedIn: Middleware, now: () => Date): void {
   router.get('/settings', signedIn, (ctx) => {
-    if (signedInViewer(ctx, accounts, now) !== undefined) seeOther(ctx, settingsPages[0].path);
+    if (dashboardViewer(ctx, accounts, now) !== undefined) seeOther(ctx, settingsPages[0].path);
   });
   for (const page of settingsPages) {
     const { script, content } = contents[page.path];
     router.get(page.path, signedIn, (ctx: Context) => {
-      const viewer = signedInViewer(ctx, accounts, now);
+      const viewer = dashboardViewer(ctx, accounts, now);
       if (viewer === undefined) return;
       if (page.administration && !isAdminRole(viewer.user.role)) throw new PermissionError(`Only owners and admins see ${page.label}`);
       renderer.send(
