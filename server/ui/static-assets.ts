@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 
 const ownAssets = ['dbmon.css', 'icon.svg'] as const;
 /** The browser code and uPlot's stylesheet, built from web/ by scripts/build-web.js. */
-const builtAssets = ['overview.js', 'database-page.js', 'uplot.css'] as const;
+const builtAssets = ['overview.js', 'database-page.js', 'database-sections.js', 'uplot.css'] as const;
 export type AssetName = (typeof ownAssets)[number] | (typeof builtAssets)[number];
 
 const contentTypes: Record<string, string> = {
