@@ -8,7 +8,7 @@ export function AlertRulesSection({ rules }: { rules: AlertRule[] }) {
       {rules.length === 0 ? (
         <p class="muted">No alert rule watches this database.</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex={0} role="region" aria-label="Alert rules, scrollable">
           <table class="alert-rules">
             <thead>
               <tr>

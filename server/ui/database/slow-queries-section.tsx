@@ -28,7 +28,7 @@ export function SlowQueriesSection({ databaseId, queries, range, sort }: { datab
       {queries.length === 0 ? (
         <p class="muted">{`No statement ran in the last ${range.replace(/(\d+)/, '$1 ')}, or none has been collected yet.`}</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex={0} role="region" aria-label="Slow queries, scrollable">
           <table class="slow-queries">
             <caption class="visually-hidden">{`Statements of the last ${range}, by ${columns.find((column) => column.sort === sort)!.label.toLowerCase()}`}</caption>
             <thead>
