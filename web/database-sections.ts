@@ -34,10 +34,11 @@ const databasePath = `/v1/databases/${encodeURIComponent(page?.dataset.databaseI
 document.addEventListener('click', (event) => {
   const button = (event.target as Element).closest<HTMLButtonElement>('button');
   if (button === null) return;
-  const { opens, closes, apply, monitoring } = button.dataset;
+  const { opens, closes, apply, dismiss, monitoring } = button.dataset;
   if (opens !== undefined) document.querySelector<HTMLDialogElement>(`#${CSS.escape(opens)}`)?.showModal();
   if (closes !== undefined) document.querySelector<HTMLDialogElement>(`#${CSS.escape(closes)}`)?.close();
   if (apply !== undefined) void act(button, button.closest('dialog')!.querySelector('.alert'), () => callApi('POST', `/v1/optimizations/${encodeURIComponent(apply)}/apply`));
+  if (dismiss !== undefined) void act(button, button.closest('li')!.querySelector(':scope > .alert'), () => callApi('POST', `/v1/optimizations/${encodeURIComponent(dismiss)}/dismiss`));
   if (monitoring !== undefined) {
     void act(button, document.querySelector('#connection .alert'), () => callApi('PUT', databasePath, { monitoring: { enabled: monitoring === 'resume' } }));
   }

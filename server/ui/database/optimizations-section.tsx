@@ -86,9 +86,15 @@ export function OptimizationsSection({ optimizations, canWrite }: { optimization
                     )}
                   </details>
                 )}
-                {canWrite && optimization.status === 'ready' && optimization.statement !== null && (
-                  <ApplyConfirmation id={optimization.id} statement={optimization.statement} />
+                {canWrite && optimization.status === 'ready' && (
+                  <div class="actions">
+                    {optimization.statement !== null && <ApplyConfirmation id={optimization.id} statement={optimization.statement} />}
+                    <button type="button" class="secondary" data-dismiss={optimization.id}>
+                      Dismiss
+                    </button>
+                  </div>
                 )}
+                <p class="alert" role="alert" hidden />
               </li>
             );
           })}

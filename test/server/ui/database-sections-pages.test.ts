@@ -83,6 +83,24 @@ t.test("database page sections: server-rendered, escaped, in the viewer's organi
     t.equal(optimize.status, 403, 'request refused');
   });
 
+  await t.test('dismiss: a viewer is refused, a member dismisses a ready optimization once, and it no longer applies', async (t) => {
+    t.match((await page(member, `/databases/${databaseId}`)).html, `data-dismiss="${requested.id}"`, 'a dismiss button beside apply');
+    t.notMatch((await page(viewer, `/databases/${databaseId}`)).html, 'data-dismiss=', 'none for a viewer');
+    const refused = await server.request('POST', `/v1/optimizations/${requested.id}/dismiss`, { headers: viewer.headers() });
+    t.equal(refused.status, 403, 'attack: a viewer dismissing');
+    const dismissed = await server.request('POST', `/v1/optimizations/${requested.id}/dismiss`, { headers: member.headers() });
+    t.equal(dismissed.status, 200, dismissed.text);
+    t.equal(dismissed.body.status, 'dismissed');
+    const again = await server.request('POST', `/v1/optimizations/${requested.id}/dismiss`, { headers: member.headers() });
+    t.equal(again.status, 409);
+    t.equal(again.body.error.code, 'already_dismissed');
+    const apply = await server.request('POST', `/v1/optimizations/${requested.id}/apply`, { headers: member.headers() });
+    t.equal(apply.body.error.code, 'optimization_dismissed');
+    const { html } = await page(member, `/databases/${databaseId}`);
+    t.match(html, '>dismissed</span>');
+    t.notMatch(html, 'data-apply=', 'no apply once dismissed');
+  });
+
   await t.test("attack: another organization's database and statements are not found", async (t) => {
     const other = createTenant(server.services, now);
     const theirs = await server.request('POST', '/v1/databases', { key: other.key, body: { name: 'theirs', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' } } });
