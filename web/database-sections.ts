@@ -62,16 +62,19 @@ document.addEventListener('click', (event) => {
 const form = document.querySelector<HTMLFormElement>('#connection-form');
 form?.addEventListener('submit', (event) => {
   event.preventDefault();
-  const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
-  const password = field('password').value;
+  const input = (name: string) => form.elements.namedItem(name) as HTMLInputElement | null;
+  const value = (name: string) => input(name)?.value ?? '';
+  const typed = value('password');
+  // Only a typed password or its removal is sent: the stored one is never read back.
+  const password = input('clear_password')?.checked === true ? null : typed === '' ? undefined : typed;
   const connection = {
-    host: field('host').value,
-    port: Number(field('port').value),
-    database: field('database').value,
-    username: field('username').value,
-    ssl: field('ssl').checked,
-    ...(password !== '' && { password }),
+    host: value('host'),
+    port: Number(value('port')),
+    database: value('database'),
+    username: value('username'),
+    ssl: input('ssl')?.checked === true,
+    ...(password !== undefined && { password }),
   };
-  const body = { connection, monitoring: { interval_seconds: Number(field('interval_seconds').value) } };
+  const body = { connection, monitoring: { interval_seconds: Number(value('interval_seconds')) } };
   void act(form.querySelector('button[type="submit"]')!, form.querySelector('.alert'), () => callApi('PUT', databasePath, body));
 });

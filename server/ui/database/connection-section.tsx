@@ -39,6 +39,13 @@ export function ConnectionSection({ database, canWrite }: { database: DatabaseRe
             {`A password is ${passwordState}; it is never shown. Leave the field empty to keep it. `}
             <strong>Changing the host, port, database or username clears the stored password</strong> unless you type it again.
           </p>
+          {connection.password_set && (
+            <p>
+              <label class="checkbox">
+                <input type="checkbox" name="clear_password" /> Remove the stored password
+              </label>
+            </p>
+          )}
           <p>
             <label class="checkbox">
               <input type="checkbox" name="ssl" checked={connection.ssl} /> Connect with TLS (ssl)

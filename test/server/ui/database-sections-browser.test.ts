@@ -100,8 +100,15 @@ t.test('database page sections in chromium', async (t) => {
     await t.resolveMatch(entry.locator('.status').textContent(), 'applied');
 
     await page.getByLabel('Collect every (seconds)').fill('20');
+    await page.getByLabel('Password', { exact: true }).fill('typed-secret-7');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Save the connection' }).click()]);
-    t.equal((await api('GET', `/v1/databases/${databaseId}`)).monitoring.interval_seconds, 20, 'the settings saved through the API');
+    const saved = await api('GET', `/v1/databases/${databaseId}`);
+    t.same([saved.monitoring.interval_seconds, saved.connection.password_set], [20, true], 'the settings and the password saved through the API');
+    t.notMatch(await page.content(), 'typed-secret-7', 'the password is not shown back');
+    await t.resolveMatch(page.locator('#password-state').textContent(), 'A password is set; it is never shown.');
+    await page.getByLabel('Remove the stored password').check();
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Save the connection' }).click()]);
+    t.equal((await api('GET', `/v1/databases/${databaseId}`)).connection.password_set, false, 'and removed');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Pause monitoring' }).click()]);
     await page.getByRole('button', { name: 'Resume monitoring' }).waitFor();
     t.equal((await api('GET', `/v1/databases/${databaseId}`)).monitoring.enabled, false, 'paused through the API');

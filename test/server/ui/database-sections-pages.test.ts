@@ -60,6 +60,7 @@ t.test("database page sections: server-rendered, escaped, in the viewer's organi
     t.match(html, '<code>connections.used_pct > 90</code> for 300 s</td><td>warning</td><td>every database</td>', 'the stock rules that watch every database');
     t.match(html, 'A password is set; it is never shown.');
     t.notMatch(html, 'hunter2-secret');
+    t.match(html, 'name="clear_password"', 'a way to remove the stored password');
     t.match(html, 'aria-sort="descending"><a href="?queries_range=24h&amp;queries_sort=total_time#slow-queries">Total time</a>');
     const byCalls = await page(member, `/databases/${databaseId}?queries_range=1h&queries_sort=calls`);
     t.match(byCalls.html, 'aria-sort="descending"><a href="?queries_range=1h&amp;queries_sort=calls#slow-queries">Calls</a>', 'sorted by calls over 1 h');
