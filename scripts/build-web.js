@@ -8,6 +8,7 @@ const outdir = 'dist/web';
 const entryPoints = {
   overview: 'web/overview.ts',
   'database-page': 'web/database-page.ts',
+  'database-sections': 'web/database-sections.ts',
   uplot: 'node_modules/uplot/dist/uPlot.min.css',
   'settings-api-keys': 'web/settings-api-keys.ts',
   'settings-sessions': 'web/settings-sessions.ts',

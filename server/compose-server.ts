@@ -6,6 +6,7 @@ import { ServerMetrics } from './metrics-endpoint/server-metrics.js';
 import type { Db } from './storage/open-database.js';
 import type { WebhookDispatcherOptions } from './webhooks/webhook-dispatcher.js';
 import { pages } from './ui/pages.js';
+import { databaseSectionsSource } from './ui/database/database-sections-source.js';
 
 /** The features' options and the app's settings (server.body_limit_bytes, metrics.token, server.trusted_proxies). */
 export interface ServerOptions
@@ -36,7 +37,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
       sessionCookie: pageSessions.cookie,
       credentials: pageSessions.credentials,
       publicUrl: options.publicUrl ?? 'http://localhost',
-      databases: services.databases,
+      databases: databaseSectionsSource(services),
       logger,
       now,
     }),

@@ -197,6 +197,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       optimizationJobs: optimizations.optimizationJobs,
       /** Alert evaluation and database status; `evaluateAll(now)` is what the timer runs. */
       alerting: alerts.alerting,
+      /** Alert rules (the database page lists those that apply). */
+      alertRules: alerts.alertRules,
       /** Records events with their webhook deliveries, inside the transaction of the change. */
       events: webhooks.events,
       transaction,

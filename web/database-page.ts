@@ -171,3 +171,4 @@ for (const button of rangeButtons) {
   });
 }
 
+import './database-sections.js';

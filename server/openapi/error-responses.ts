@@ -44,6 +44,8 @@ export const errorCodes = [
   'nothing_to_apply',
   'optimization_failed',
   'optimization_dismissed',
+  'already_dismissed',
+  'not_dismissable',
   'auto_apply_not_allowed',
   connectionChangedCode,
   'rate_limited',

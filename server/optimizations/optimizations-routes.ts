@@ -94,5 +94,23 @@ export function optimizationsRoutes(optimizations: OptimizationsService, now: ()
         ctx.body = presentOptimization(row);
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/optimizations/{id}/dismiss',
+      operationId: 'dismissOptimization',
+      summary: 'Dismiss a ready optimization: it stays listed, with status dismissed, and can no longer be applied',
+      description: 'The same statement is not suggested again for this database by later analyses.',
+      tag,
+      auth: { scope: 'optimizations', access: 'write' },
+      params: optimizationIdParams,
+      responses: {
+        200: { description: 'The record, status dismissed', schema: optimizationRecord },
+        ...errorResponses,
+        409: { description: 'already_dismissed, or not_dismissable (only a ready optimization can be dismissed)', schema: errorBody },
+      },
+      handler: (ctx, { params, principal }) => {
+        ctx.body = presentOptimization(optimizations.dismiss(principal.orgId, params.id, now()));
+      },
+    }),
   ];
 }

@@ -92,6 +92,18 @@ export class OptimizationsService {
     });
   }
 
+  /** A ready suggestion someone chose not to run: it stays listed as dismissed and never applies. */
+  dismiss(orgId: string, id: string, now: Date): OptimizationRow {
+    return this.transaction(() => {
+      const row = this.get(orgId, id);
+      if (row.status === 'dismissed') throw new ConflictError('already_dismissed', `Optimization ${id} is already dismissed`, 'id');
+      if (row.status !== 'ready') throw new ConflictError('not_dismissable', `Only a ready optimization can be dismissed (status ${row.status})`, 'id');
+      const next: OptimizationRow = { ...row, status: 'dismissed', updated_at: now.toISOString() };
+      this.optimizations.update(next);
+      return next;
+    });
+  }
+
   /** Queues the apply job of a ready optimization; call inside a transaction. */
   startApplying(row: OptimizationRow, now: Date): OptimizationRow {
     const next: OptimizationRow = { ...row, status: 'applying', error: null, updated_at: now.toISOString() };

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { DatabaseType } from '../../common/agent-protocol/database-types.js';
 
 /** What the page's heading names: the rest comes from /v1 in the browser. */
@@ -10,8 +11,11 @@ export interface DatabaseHeading {
 
 export const chartRanges = ['1h', '6h', '24h', '7d', '30d'] as const;
 
-/** One database's frame: its name, the range picker and the place of the charts, filled from /v1 by web/database-page.ts. */
-export function DatabasePage({ database }: { database: DatabaseHeading }) {
+/**
+ * One database's frame: its name, the range picker and the place of the charts, filled from /v1 by
+ * web/database-page.ts; then the sections rendered on the server (`children`).
+ */
+export function DatabasePage({ database, children }: { database: DatabaseHeading; children?: ComponentChildren }) {
   return (
     <div id="database-page" data-database-id={database.id}>
       <p class="breadcrumb">
@@ -40,6 +44,7 @@ export function DatabasePage({ database }: { database: DatabaseHeading }) {
       <noscript>
         <p class="alert">The charts are drawn by the page's script: allow JavaScript for this site to see them.</p>
       </noscript>
+      {children}
     </div>
   );
 }

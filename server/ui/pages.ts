@@ -15,7 +15,8 @@ import { LayerPaths } from '../http/layer-paths.js';
 import { underV1 } from '../http/under-v1.js';
 import { unmatched } from '../http/unmatched.js';
 import { alertsPages } from './alerts/alerts-pages.js';
-import { dashboardPages, type DatabaseDirectory } from './dashboard-pages.js';
+import { dashboardPages } from './dashboard-pages.js';
+import type { DatabaseSectionsSource } from './database/database-sections-source.js';
 import { formBody, formField } from './form-body.js';
 import { htmlErrors, sendErrorPage } from './html-errors.js';
 import { identityProviderPages } from './identity-provider-pages.js';
@@ -46,8 +47,8 @@ export interface PagesDependencies {
   credentials: (csrfToken: CsrfTokenSource) => CredentialResolver[];
   /** `server.public_url`: https makes the pages' cookies Secure and `__Host-` prefixed, and sends HSTS. */
   publicUrl: string;
-  /** The database page's heading (the rest of its data the browser reads from /v1). */
-  databases: DatabaseDirectory;
+  /** What the database page renders on the server: the database, its slow queries, optimizations and rules (its charts the browser reads from /v1). */
+  databases: DatabaseSectionsSource;
   logger: Logger;
   now: () => Date;
 }

@@ -7,6 +7,7 @@ const ownAssets = ['dbmon.css', 'icon.svg'] as const;
 const builtAssets = [
   'overview.js',
   'database-page.js',
+  'database-sections.js',
   'uplot.css',
   'alerts-page.js',
   'webhooks-page.js',

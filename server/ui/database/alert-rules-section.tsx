@@ -1,0 +1,41 @@
+import type { AlertRule } from './database-sections-source.js';
+
+/** The rules that watch this database: its own and the organization's that watch every database. */
+export function AlertRulesSection({ rules }: { rules: AlertRule[] }) {
+  return (
+    <section id="alert-rules" aria-labelledby="alert-rules-title" class="database-section">
+      <h2 id="alert-rules-title">Alert rules that apply</h2>
+      {rules.length === 0 ? (
+        <p class="muted">No alert rule watches this database.</p>
+      ) : (
+        <div class="table-scroll" tabindex={0} role="region" aria-label="Alert rules, scrollable">
+          <table class="alert-rules">
+            <thead>
+              <tr>
+                <th scope="col">Rule</th>
+                <th scope="col">Condition</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Scope</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rules.map((rule) => (
+                <tr>
+                  <th scope="row">{rule.name}</th>
+                  <td>
+                    <code>{`${rule.metric} ${rule.operator} ${rule.threshold}`}</code>
+                    {rule.duration_seconds > 0 && ` for ${rule.duration_seconds} s`}
+                  </td>
+                  <td>{rule.severity}</td>
+                  <td>{rule.database_id === null ? 'every database' : 'this database'}</td>
+                  <td>{rule.enabled ? 'enabled' : 'disabled'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
