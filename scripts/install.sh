@@ -12,7 +12,7 @@
 #                  state (/var/lib/dbmon, /var/lib/dbmon-agent)
 #   --purge        with --uninstall: removes /etc/dbmon and the state too
 #
-# Installs:  PREFIX/{dist,node_modules,package.json,package-lock.json,docs,config,bin}
+# Installs:  PREFIX/{dist (server, agent, common, web),node_modules,package.json,package-lock.json,docs,config,bin}
 #            /etc/dbmon/server.yaml, agent.yaml   from config/*.example.yaml, only when absent:
 #                                                 an edited config is never overwritten
 #            /etc/dbmon/secret-key                root-only, generated when absent (LoadCredential)
@@ -131,7 +131,7 @@ mkdir -p "$stage"
 
 log "installing dbmon $version from $src into $dest"
 mkdir -p "$stage/dist" "$stage/docs" "$stage/config" "$stage/bin"
-for part in server agent common; do
+for part in server agent common web; do
   if [ -d "$src/dist/$part" ]; then cp -R "$src/dist/$part" "$stage/dist/$part"; fi
 done
 cp "$src/package.json" "$src/package-lock.json" "$stage/"

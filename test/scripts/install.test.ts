@@ -38,7 +38,7 @@ t.test('install into a throwaway root, run the installed server, upgrade in plac
   t.comment(`first install took ${Date.now() - started} ms`);
 
   await t.test('what is installed where', async (t) => {
-    for (const file of ['dist/server/main.js', 'dist/server/cli.js', 'package.json', 'package-lock.json', 'node_modules/better-sqlite3/package.json', 'bin/dbmon', '.dbmon-install']) {
+    for (const file of ['dist/server/main.js', 'dist/server/cli.js', 'dist/web/manifest.json', 'package.json', 'package-lock.json', 'node_modules/better-sqlite3/package.json', 'bin/dbmon', '.dbmon-install']) {
       t.ok(existsSync(join(program, file)), `${prefix}/${file}`);
     }
     t.notOk(existsSync(join(program, 'node_modules/typescript')), 'no development dependencies');
