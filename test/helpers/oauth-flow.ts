@@ -81,3 +81,8 @@ export function postForm(server: TestServer, path: string, fields: Record<string
 export function basicAuth(clientId: string, secret: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}` };
 }
+
+/** The secret with its last character changed: to x, or to y when it already ends in x (one secret in 62). */
+export function wrongSecretOf(secret: string): string {
+  return `${secret.slice(0, -1)}${secret.endsWith('x') ? 'y' : 'x'}`;
+}

@@ -3,7 +3,7 @@ import { operatorOrigin } from '../../../../server/auth/audit/audit-origin.js';
 import { oauthScopes } from '../../../../server/auth/oauth/oauth-scopes.js';
 import { hashToken } from '../../../../server/crypto/checksummed-token.js';
 import { PageClient } from '../../../helpers/page-client.js';
-import { basicAuth, newPkce, OAuthBrowser, postForm, registerApplication, type RegisteredApplication } from '../../../helpers/oauth-flow.js';
+import { basicAuth, newPkce, OAuthBrowser, postForm, registerApplication, wrongSecretOf, type RegisteredApplication } from '../../../helpers/oauth-flow.js';
 import { createTenant, createUserKey, startTestServer } from '../../../helpers/test-server.js';
 
 const server = await startTestServer();
@@ -179,7 +179,7 @@ t.test('code: expired, another client, another redirect URI, PKCE downgrade and 
 
 t.test('client authentication: a wrong secret, a public client posing with a secret, and Basic', async (t) => {
   const code = await browser.code(requestFor(confidential));
-  const wrong = await exchange(confidential, code, { client_secret: `${confidential.client_secret!.slice(0, -1)}x` });
+  const wrong = await exchange(confidential, code, { client_secret: wrongSecretOf(confidential.client_secret!) });
   t.equal(wrong.status, 401);
   t.equal(wrong.body.error, 'invalid_client');
   const basicWrong = await postForm(server, '/v1/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: redirectUri }, basicAuth(confidential.client_id, 'dbm_ocs_wrong'));

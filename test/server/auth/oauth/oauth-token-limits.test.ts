@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { tokenEndpointFailureLimit } from '../../../../server/auth/oauth/token-endpoint-throttle.js';
-import { newPkce, OAuthBrowser, postForm, registerApplication, type RegisteredApplication } from '../../../helpers/oauth-flow.js';
+import { newPkce, OAuthBrowser, postForm, registerApplication, wrongSecretOf, type RegisteredApplication } from '../../../helpers/oauth-flow.js';
 import { createTenant, createUserKey, startTestServer, type TestResponse } from '../../../helpers/test-server.js';
 
 // The loopback proxy is believed, so each test names the client address it comes from.
@@ -19,7 +19,7 @@ function tokenRequest(app: RegisteredApplication, from: string, fields: Record<s
 }
 
 const wrongSecret = (app: RegisteredApplication, from: string) =>
-  tokenRequest(app, from, { grant_type: 'refresh_token', refresh_token: 'dbm_ort_x', client_secret: `${app.client_secret!.slice(0, -1)}x` });
+  tokenRequest(app, from, { grant_type: 'refresh_token', refresh_token: 'dbm_ort_x', client_secret: wrongSecretOf(app.client_secret!) });
 
 function expectContract429(t: Test, answer: TestResponse, label: string): void {
   t.equal(answer.status, 429, label);
