@@ -4,7 +4,7 @@ import t from 'tap';
 import { databaseFileName } from '../../../server/state-dir.js';
 import { openDatabase, type Db } from '../../../server/storage/open-database.js';
 import { day, passEnded, preparedState, storeSamples } from '../../helpers/crash-state.js';
-import { spawnServer } from '../../helpers/spawn-server.js';
+import { spawnProcess, spawnServer } from '../../helpers/spawn-server.js';
 
 // The built server killed with SIGKILL in the middle of a WAL checkpoint (its background job):
 // every committed sample is there once afterwards, and the next checkpoint finishes.
@@ -31,20 +31,24 @@ t.test('SIGKILL during a WAL checkpoint: every committed sample once, and the ne
   const written = walProgress(file).committed;
   const states: string[] = [];
   let midCheckpoint = false;
-  // Killed ever later after the start (the WAL stays while no checkpoint ends), until a kill lands in one.
-  for (const afterMs of [150, 250, 400, 600]) {
+  // Watched from the moment the process starts (the checkpoint may begin before it listens), and killed
+  // as soon as the database file grows while the WAL is not yet all copied: the checkpoint is mid-way.
+  for (let attempt = 1; attempt <= 3 && !midCheckpoint; attempt++) {
     const sizeBefore = statSync(file).size;
-    const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
-    await new Promise((resolve) => setTimeout(resolve, afterMs));
+    const server = spawnProcess(t, { DBMON_STATE_DIR: stateDir, DBMON_PORT: '0', DBMON_AGENT_EMBEDDED: 'false' });
+    const deadline = Date.now() + 60_000;
+    const copying = () => statSync(file).size > sizeBefore && walProgress(file).copied < written;
+    const over = () => walProgress(file).copied >= written || server.child.exitCode !== null || Date.now() > deadline;
+    while (!copying() && !over()) await new Promise((resolve) => setTimeout(resolve, 1));
     server.child.kill('SIGKILL');
     await server.exited;
     const { committed, copied } = walProgress(file);
     const grown = statSync(file).size - sizeBefore;
-    states.push(`${afterMs} ms: database file +${grown} B, ${copied} of ${committed} frames copied`);
-    t.equal(count(db), total, `${afterMs} ms: every sample once`);
+    states.push(`attempt ${attempt}: database file +${grown} B, ${copied} of ${committed} frames copied`);
+    t.equal(count(db), total, `attempt ${attempt}: every sample once`);
     // Still the WAL written here (not one restarted after a finished checkpoint), partly copied.
     midCheckpoint = grown > 0 && committed >= written && copied < written;
-    if (midCheckpoint || copied >= written || committed < written) break;
+    if (copied >= written || committed < written) break;
   }
   t.ok(midCheckpoint, `a kill landed after a checkpoint had begun copying and before it ended (${states.join('; ')})`);
 
