@@ -1,7 +1,7 @@
 // One collection cycle per engine, and the agent's memory with 10 databases, in one run.
 //
 //   npm run build && node bench/collect.js [--cycles 20] [--warmup 1] [--databases 10]
-//                                          [--settle 20] [--rss-seconds 40] [--keep]
+//                                          [--settle 20] [--rss-seconds 40] [--node-flags '...'] [--keep]
 //
 // Part 1, cycle time: creates a throwaway database on the local PostgreSQL (127.0.0.1:5432,
 // postgres, trust) and one on the local MariaDB (127.0.0.1:3306, root, no password), puts a
@@ -14,11 +14,14 @@
 // Part 2, agent memory: creates --databases throwaway databases (half PostgreSQL, half MariaDB),
 // writes an agent config in a temporary directory listing them as local databases at
 // interval_seconds 10 (the minimum), with server.url on a local port nobody listens on (the agent
-// spools while its server is down) and a well-formed agent key, and runs `node dist/agent/main.js
-// run --config <file>`: first with zero databases (the baseline), then with all of them, one after
-// the other. Each agent runs --settle seconds (for the databases: until every one has spooled two
-// reachable samples, at least --settle seconds) before VmRSS is read from /proc/<pid>/status every
-// second for --rss-seconds seconds; prints median and max.
+// spools while its server is down) and a well-formed agent key, and runs `node <flags>
+// dist/agent/main.js run --config <file>`, the node flags being those of the agent's own `#!` line
+// unless --node-flags says otherwise: first with zero databases (the baseline), then with 2 (one
+// PostgreSQL, one MariaDB), then with all of them, one after the other. Each agent runs --settle
+// seconds (for the databases: until every one has spooled two reachable samples, at least --settle
+// seconds) before VmRSS is read from /proc/<pid>/status every second for --rss-seconds seconds, with
+// the V8 heap the agent reports through bench/agent-memory-probe.js (loaded with --import); prints
+// median and max, and the agent's CPU per spooled sample (one database's cycle) in that window.
 //
 // The machine may be shared: the 1-minute load average is printed at each phase. Every database
 // is dropped and every agent stopped at the end, also on failure. Exits non-zero if a cycle found
@@ -43,6 +46,7 @@ import { integerFlag, out } from './output.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const agentEntry = join(root, 'dist', 'agent', 'main.js');
+const memoryProbe = join(root, 'bench', 'agent-memory-probe.js');
 
 const postgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 const mysqlServer = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
@@ -57,6 +61,7 @@ const { values: flags } = parseArgs({
     databases: { type: 'string', default: '10' },
     settle: { type: 'string', default: '20' },
     'rss-seconds': { type: 'string', default: '40' },
+    'node-flags': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
   strict: true,
@@ -241,14 +246,21 @@ function agentYaml(serverUrl, agentKey, stateDir, databases) {
   return `${lines.join('\n')}\n`;
 }
 
-/** The agent as a child process; its JSON log lines are parsed as they come. */
-function startAgent(children, name, configFile) {
-  const child = spawn(process.execPath, [agentEntry, 'run', '--config', configFile], {
+/** The node flags of the agent's `#!/usr/bin/env -S node ...` line: the flags it runs with when started as `dbmon-agent`. */
+function shebangNodeFlags() {
+  const first = readFileSync(agentEntry, 'utf8').split('\n', 1)[0];
+  const words = first.replace(/^#!\S+\s*/, '').split(/\s+/).filter(Boolean);
+  return words.filter((word) => word.startsWith('--'));
+}
+
+/** The agent as a child process; its JSON log lines are parsed as they come, its heap figures read from `memoryFile`. */
+function startAgent(children, name, configFile, nodeFlags, memoryFile) {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', memoryProbe, agentEntry, 'run', '--config', configFile], {
     cwd: root,
-    env: { ...process.env, DBMON_AGENT_CONFIG: '', DBMON_AGENT_KEY: '', DBMON_AGENT_KEY_FILE: '' },
+    env: { ...process.env, DBMON_AGENT_CONFIG: '', DBMON_AGENT_KEY: '', DBMON_AGENT_KEY_FILE: '', DBMON_BENCH_MEMORY_FILE: memoryFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const proc = { name, child, lines: [], stderr: [], exited: once(child, 'exit') };
+  const proc = { name, child, lines: [], stderr: [], exited: once(child, 'exit'), memoryFile };
   let pending = '';
   child.stdout.setEncoding('utf8').on('data', (chunk) => {
     pending += chunk;
@@ -273,6 +285,16 @@ function vmRssKiB(pid) {
   return Number(match[1]);
 }
 
+/** The agent's last reported V8 heap in MiB (used, total), or undefined before its first report. */
+function heapMiB(proc) {
+  try {
+    const { heapUsed, heapTotal } = JSON.parse(readFileSync(proc.memoryFile, 'utf8'));
+    return { used: heapUsed / 1048576, total: heapTotal / 1048576 };
+  } catch {
+    return undefined;
+  }
+}
+
 function checkAlive(proc) {
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
     throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode})`);
@@ -290,8 +312,8 @@ function spooled(proc) {
   return counts;
 }
 
-async function measureAgent(children, name, configFile, databaseCount) {
-  const proc = startAgent(children, name, configFile);
+async function measureAgent(children, name, configFile, databaseCount, nodeFlags, memoryFile) {
+  const proc = startAgent(children, name, configFile, nodeFlags, memoryFile);
   const startedAt = Date.now();
   // Settle: at least --settle seconds, and until every database spooled two samples.
   const deadline = startedAt + 120_000;
@@ -306,21 +328,29 @@ async function measureAgent(children, name, configFile, databaseCount) {
   const settledSeconds = (Date.now() - startedAt) / 1000;
   const pid = proc.child.pid;
   const samples = [];
+  const heapUsed = [];
+  const heapTotal = [];
   const cpuBefore = childCpuMs(pid);
   const spooledBefore = [...spooled(proc).values()].reduce((a, b) => a + b, 0);
   const windowStart = performance.now();
   for (let s = 0; s < settings.rssSeconds; s++) {
     checkAlive(proc);
     samples.push(vmRssKiB(pid) / 1024);
+    const heap = heapMiB(proc);
+    if (heap !== undefined) {
+      heapUsed.push(heap.used);
+      heapTotal.push(heap.total);
+    }
     noteLoad();
     await sleep(1000);
   }
   const windowMs = performance.now() - windowStart;
-  const cpuPercent = ((childCpuMs(pid) - cpuBefore) / windowMs) * 100;
+  const cpuMs = childCpuMs(pid) - cpuBefore;
+  const cpuPercent = (cpuMs / windowMs) * 100;
   const spooledInWindow = [...spooled(proc).values()].reduce((a, b) => a + b, 0) - spooledBefore;
   checkAlive(proc);
   await stopChild(proc);
-  return { settledSeconds, samples, cpuPercent, spooledInWindow };
+  return { settledSeconds, samples, heapUsed, heapTotal, cpuMs, cpuPercent, spooledInWindow };
 }
 
 async function main() {
@@ -363,26 +393,29 @@ async function main() {
     }
     const serverUrl = `http://127.0.0.1:${await freePort()}`;
     const agentKey = issueToken('service_account').value;
-    const runs = {};
-    for (const [label, databases] of [
-      ['0 databases', []],
-      [`${settings.databases} databases`, rssDatabases],
-    ]) {
+    const nodeFlags = flags['node-flags'] === undefined ? shebangNodeFlags() : flags['node-flags'].split(/\s+/).filter(Boolean);
+    out();
+    out(`agents run as: node ${[...nodeFlags, '--import', 'bench/agent-memory-probe.js'].join(' ')} dist/agent/main.js run`);
+    const runs = [];
+    // rssDatabases alternate PostgreSQL and MariaDB: the first two are one of each.
+    for (const databases of [[], rssDatabases.slice(0, 2), rssDatabases]) {
+      const label = `${databases.length} databases`;
       const configFile = join(workDir, `agent-${databases.length}.yaml`);
       writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases), { mode: 0o600 });
       out();
       out(`agent with ${label} (server ${serverUrl} down), load average ${load1()}`);
       noteLoad();
-      const run = await measureAgent(children, `agent (${label})`, configFile, databases.length);
-      runs[label] = run;
+      const run = await measureAgent(children, `agent (${label})`, configFile, databases.length, nodeFlags, join(workDir, `memory-${databases.length}.json`));
+      runs.push({ databases: databases.length, ...run });
       out(
         `  settled after ${run.settledSeconds.toFixed(1)} s; VmRSS over ${run.samples.length} s: ` +
           `median ${median(run.samples).toFixed(1)} MiB, min ${Math.min(...run.samples).toFixed(1)}, max ${Math.max(...run.samples).toFixed(1)}; ` +
+          `V8 heap used median ${median(run.heapUsed).toFixed(1)} MiB of ${median(run.heapTotal).toFixed(1)}; ` +
           `CPU ${run.cpuPercent.toFixed(1)} % of a core; ${run.spooledInWindow} samples spooled in the window; load average ${load1()}`,
       );
     }
 
-    const widths = [12, 10, 10, 10, 10, 10];
+    const widths = [12, 10, 10, 10, 10, 10, 12];
     out();
     out(`cycle wall time, ${settings.cycles} cycles after ${settings.warmup} warm-up (ms)`);
     out(row(['engine', 'median', 'p90', 'max'], widths));
@@ -390,12 +423,19 @@ async function main() {
       out(row([type, median(walls).toFixed(1), quantile(walls, 0.9).toFixed(1), Math.max(...walls).toFixed(1)], widths));
     }
     out();
-    out(`agent VmRSS, ${settings.rssSeconds} one-second samples (MiB)`);
-    out(row(['databases', 'median', 'max'], widths));
-    for (const [label, run] of Object.entries(runs)) {
-      out(row([label.split(' ')[0], median(run.samples).toFixed(1), Math.max(...run.samples).toFixed(1)], widths));
+    out(`agent memory over ${settings.rssSeconds} one-second samples (MiB), and CPU per spooled sample (one database's cycle)`);
+    out(row(['databases', 'RSS median', 'RSS max', 'heap used', 'heap total', 'samples', 'CPU ms/sample'], widths));
+    for (const run of runs) {
+      const perSample = run.spooledInWindow > 0 ? (run.cpuMs / run.spooledInWindow).toFixed(1) : '-';
+      out(
+        row(
+          [run.databases, median(run.samples).toFixed(1), Math.max(...run.samples).toFixed(1), median(run.heapUsed).toFixed(1), median(run.heapTotal).toFixed(1), run.spooledInWindow, perSample],
+          widths,
+        ),
+      );
     }
-    const [baseline, loaded] = Object.values(runs).map((run) => median(run.samples));
+    const baseline = median(runs[0].samples);
+    const loaded = median(runs.at(-1).samples);
     out(`increment: ${(loaded - baseline).toFixed(1)} MiB for ${settings.databases} databases, ${((loaded - baseline) / settings.databases).toFixed(2)} MiB per database`);
     noteLoad();
     out(`1-minute load average during the run: ${Math.min(...loadSamples).toFixed(2)} to ${Math.max(...loadSamples).toFixed(2)} (${availableParallelism()} CPUs)`);
