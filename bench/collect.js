@@ -26,30 +26,21 @@
 // The machine may be shared: the 1-minute load average is printed at each phase. Every database
 // is dropped and every agent stopped at the end, also on failure. Exits non-zero if a cycle found
 // its database unreachable, a collector failed, or an agent exited or spooled an unreachable sample.
-import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { createDatabaseCollection } from '../dist/agent/collection/database-collection.js';
 import { createLogger } from '../dist/common/logger.js';
 import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
 import { childCpuMs, freePort, stopChild } from './child-processes.js';
 import { integerFlag, out } from './output.js';
+import { createThrowaway, dropAll, traffic } from './throwaway-databases.js';
+import { agentEntry, agentYaml, checkAlive, heapMiB, shebangNodeFlags, spooled, startAgent, vmRssKiB } from './agent-process.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const agentEntry = join(root, 'dist', 'agent', 'main.js');
-const memoryProbe = join(root, 'bench', 'agent-memory-probe.js');
 
-const postgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
-const mysqlServer = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
 /** The deadline the agent gives one cycle at the default interval of 60 s (80 %, capped at 30 s). */
 const cycleTimeoutMs = 30_000;
 const agentIntervalSeconds = 10;
@@ -100,88 +91,6 @@ function row(cells, widths) {
   return cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
 }
 
-// --- throwaway databases (as test/helpers/throwaway-*-database.ts, in plain JS) ---
-
-function throwawayName() {
-  return `dbmon_bench_${randomBytes(6).toString('hex')}`;
-}
-
-async function postgresAdmin(sql) {
-  const client = new pg.Client({ ...postgresServer, database: 'postgres' });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function mysqlAdmin(sql) {
-  const connection = await mysql.createConnection(mysqlServer);
-  try {
-    return await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
-}
-
-/**
- * A database of its own with a table and a plain connection for traffic; `created` is where the
- * caller finds it to drop it. type is 'postgresql' or 'mariadb'.
- */
-async function createThrowaway(created, type) {
-  const name = throwawayName();
-  if (type === 'postgresql') {
-    await postgresAdmin(`CREATE DATABASE ${name}`);
-    const database = { type, name, client: undefined };
-    created.push(database);
-    database.client = new pg.Client({ ...postgresServer, database: name });
-    await database.client.connect();
-    // Preloaded on this server; the extension must exist in each database to be read there.
-    await database.client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await database.client.query('CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
-    database.settings = { host: postgresServer.host, port: postgresServer.port, database: name, username: postgresServer.user, password: null, ssl: false };
-    database.placeholder = '$1';
-    return database;
-  }
-  await mysqlAdmin(`CREATE DATABASE \`${name}\``);
-  const database = { type, name, client: undefined };
-  created.push(database);
-  database.client = await mysql.createConnection({ ...mysqlServer, database: name });
-  await database.client.query('CREATE TABLE notes (id int AUTO_INCREMENT PRIMARY KEY, body varchar(100) NOT NULL) ENGINE=InnoDB');
-  database.settings = { host: mysqlServer.host, port: mysqlServer.port, database: name, username: mysqlServer.user, password: '', ssl: false };
-  database.placeholder = '?';
-  return database;
-}
-
-/** A little traffic: transactions of one insert each, and two reads per transaction. */
-async function traffic(database, transactions) {
-  const { client, placeholder } = database;
-  for (let i = 0; i < transactions; i++) {
-    await client.query('BEGIN');
-    await client.query(`INSERT INTO notes (body) VALUES (${placeholder})`, [`note ${i} ${randomBytes(8).toString('hex')}`]);
-    await client.query('COMMIT');
-    await client.query(`SELECT count(*) AS n FROM notes WHERE body LIKE ${placeholder}`, [`note ${i % 10}%`]);
-    await client.query('SELECT id, body FROM notes ORDER BY id DESC LIMIT 5');
-  }
-}
-
-async function dropAll(created) {
-  for (const database of created.reverse()) {
-    try {
-      await database.client?.end();
-    } catch {
-      // Already closed.
-    }
-    try {
-      if (database.type === 'postgresql') await postgresAdmin(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
-      else await mysqlAdmin(`DROP DATABASE IF EXISTS \`${database.name}\``);
-    } catch (error) {
-      process.stderr.write(`could not drop ${database.type} database ${database.name}: ${error instanceof Error ? error.message : String(error)}\n`);
-    }
-  }
-}
-
 // --- part 1: cycle time per engine ---
 
 async function measureCycles(database, logger) {
@@ -217,100 +126,6 @@ async function measureCycles(database, logger) {
 }
 
 // --- part 2: agent RSS ---
-
-function agentYaml(serverUrl, agentKey, stateDir, databases) {
-  const lines = [
-    'server:',
-    `  url: ${serverUrl}`,
-    `  agent_key: ${agentKey}`,
-    `state_dir: ${stateDir}`,
-    'log:',
-    // debug, for the 'sample spooled' lines that tell when every database has been collected.
-    '  level: debug',
-  ];
-  if (databases.length === 0) {
-    lines.push('databases: []');
-  } else {
-    lines.push('databases:');
-    databases.forEach((database, i) => {
-      const { host, port, database: dbName, username, password } = database.settings;
-      lines.push(
-        `  - id: db_bench${String(i + 1).padStart(2, '0')}`,
-        `    name: ${database.name}`,
-        `    type: ${database.type}`,
-        `    interval_seconds: ${agentIntervalSeconds}`,
-        `    connection: { host: ${host}, port: ${port}, database: ${dbName}, username: ${username}${password ? `, password: ${password}` : ''} }`,
-      );
-    });
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** The node flags of the agent's `#!/usr/bin/env -S node ...` line: the flags it runs with when started as `dbmon-agent`. */
-function shebangNodeFlags() {
-  const first = readFileSync(agentEntry, 'utf8').split('\n', 1)[0];
-  const words = first.replace(/^#!\S+\s*/, '').split(/\s+/).filter(Boolean);
-  return words.filter((word) => word.startsWith('--'));
-}
-
-/** The agent as a child process; its JSON log lines are parsed as they come, its heap figures read from `memoryFile`. */
-function startAgent(children, name, configFile, nodeFlags, memoryFile) {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', memoryProbe, agentEntry, 'run', '--config', configFile], {
-    cwd: root,
-    env: { ...process.env, DBMON_AGENT_CONFIG: '', DBMON_AGENT_KEY: '', DBMON_AGENT_KEY_FILE: '', DBMON_BENCH_MEMORY_FILE: memoryFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const proc = { name, child, lines: [], stderr: [], exited: once(child, 'exit'), memoryFile };
-  let pending = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop();
-    for (const part of parts) {
-      try {
-        proc.lines.push(JSON.parse(part));
-      } catch {
-        proc.stderr.push(`${part}\n`);
-      }
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk) => proc.stderr.push(chunk));
-  children.push(proc);
-  return proc;
-}
-
-function vmRssKiB(pid) {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(match[1]);
-}
-
-/** The agent's last reported V8 heap in MiB (used, total), or undefined before its first report. */
-function heapMiB(proc) {
-  try {
-    const { heapUsed, heapTotal } = JSON.parse(readFileSync(proc.memoryFile, 'utf8'));
-    return { used: heapUsed / 1048576, total: heapTotal / 1048576 };
-  } catch {
-    return undefined;
-  }
-}
-
-function checkAlive(proc) {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-    throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode})`);
-  }
-}
-
-/** Spooled samples per database id, from the agent's debug lines; throws on an unreachable one. */
-function spooled(proc) {
-  const counts = new Map();
-  for (const line of proc.lines) {
-    if (line.msg !== 'sample spooled') continue;
-    if (line.reachable !== true) throw new Error(`${proc.name}: ${line.databaseId} spooled an unreachable sample`);
-    counts.set(line.databaseId, (counts.get(line.databaseId) ?? 0) + 1);
-  }
-  return counts;
-}
 
 async function measureAgent(children, name, configFile, databaseCount, nodeFlags, memoryFile) {
   const proc = startAgent(children, name, configFile, nodeFlags, memoryFile);
@@ -401,7 +216,7 @@ async function main() {
     for (const databases of [[], rssDatabases.slice(0, 2), rssDatabases]) {
       const label = `${databases.length} databases`;
       const configFile = join(workDir, `agent-${databases.length}.yaml`);
-      writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases), { mode: 0o600 });
+      writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases, agentIntervalSeconds), { mode: 0o600 });
       out();
       out(`agent with ${label} (server ${serverUrl} down), load average ${load1()}`);
       noteLoad();
