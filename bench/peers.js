@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
 import { agentEntry, agentYaml, checkAlive, shebangNodeFlags, spooled, startAgent, vmRssKiB } from './agent-process.js';
 import { childCpuMs, freePort, stopChild } from './child-processes.js';
-import { integerFlag, out } from './output.js';
+import { integerFlag, out, percentile } from './output.js';
 import { createThrowaway, dropAll, mysqlAdmin, postgresAdmin, traffic } from './throwaway-databases.js';
 
 const { values: flags } = parseArgs({
@@ -47,11 +47,7 @@ const intervalSeconds = integerFlag(flags, 'interval');
 const cycles = integerFlag(flags, 'cycles');
 const warmup = integerFlag(flags, 'warmup', 0);
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
+const median = (values) => percentile(values, 0.5);
 
 /** A login per collector and engine; `users` is where the caller finds them to drop them. */
 async function createUsers(users, who, databases) {
