@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+// A 1 MiB young generation: without it V8 grows it to 8–16 MiB after a burst, 10–17 MiB more resident
+// memory for an agent whose steady state is under 20 MiB of heap (BENCHMARKS.md, #20 point 5). The
+// systemd unit starts node with the same flags.
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
