@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { startBatchReceiver } from '../helpers/batch-receiver.js';
+import { localAgentYaml } from '../helpers/local-agent-yaml.js';
 import { spawnAgent } from '../helpers/spawn-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -24,16 +25,12 @@ async function packagesLoadedCollecting(t: Test, type: keyof typeof localDatabas
   const configFile = join(dir, 'agent.yaml');
   writeFileSync(
     configFile,
-    `server:
-  url: ${receiver.url}
-  agent_key: ${agentKey}
-state_dir: ${join(dir, 'state')}
-databases:
-  - id: db_only
-    type: ${type}
-    interval_seconds: 1
-    connection: ${localDatabases[type]}
-`,
+    localAgentYaml({
+      serverUrl: receiver.url,
+      agentKey,
+      stateDir: join(dir, 'state'),
+      databases: [{ id: 'db_only', type, intervalSeconds: 1, connection: localDatabases[type] }],
+    }),
   );
   const loadedFile = join(dir, 'loaded.json');
   const agent = spawnAgent({ DBMON_AGENT_CONFIG: configFile, DBMON_TEST_LOADED_PACKAGES_FILE: loadedFile }, ['--import', recorder]);
