@@ -1,4 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
+// A 1 MiB young generation: without it V8 grows it to 8–16 MiB after a burst, 10–17 MiB more resident
+// memory for an agent whose steady state is under 20 MiB of heap (BENCHMARKS.md, #20 point 5). The
+// systemd unit starts node with the same flags.
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +9,6 @@ import { ConfigError } from '../common/config-loader.js';
 import { createLogger, type Logger } from '../common/logger.js';
 import { packageVersion } from '../common/package-version.js';
 import { AssignmentStore } from './assignments/assignment-store.js';
-import { allPresent, checkDatabase, formatChecks } from './check/check-database.js';
 import { loadAgentConfig, parseAgentArgs, type AgentConfig } from './config.js';
 import { HttpJobSource } from './advisor/http-job-source.js';
 import { HttpTransport } from './delivery/http-transport.js';
@@ -53,6 +55,8 @@ async function check(config: AgentConfig): Promise<void> {
     process.stdout.write('no local databases in the configuration (databases:); the server checks those it assigns\n');
     return;
   }
+  // Only `check` needs both drivers at once; `run` loads each when its first database appears.
+  const { allPresent, checkDatabase, formatChecks } = await import('./check/check-database.js');
   const checks = [];
   for (const database of config.databases) checks.push(await checkDatabase(database));
   process.stdout.write(`${formatChecks(checks).join('\n')}\n`);

@@ -1,7 +1,7 @@
 // One collection cycle per engine, and the agent's memory with 10 databases, in one run.
 //
 //   npm run build && node bench/collect.js [--cycles 20] [--warmup 1] [--databases 10]
-//                                          [--settle 20] [--rss-seconds 40] [--keep]
+//                                          [--settle 20] [--rss-seconds 40] [--node-flags '...'] [--keep]
 //
 // Part 1, cycle time: creates a throwaway database on the local PostgreSQL (127.0.0.1:5432,
 // postgres, trust) and one on the local MariaDB (127.0.0.1:3306, root, no password), puts a
@@ -14,38 +14,33 @@
 // Part 2, agent memory: creates --databases throwaway databases (half PostgreSQL, half MariaDB),
 // writes an agent config in a temporary directory listing them as local databases at
 // interval_seconds 10 (the minimum), with server.url on a local port nobody listens on (the agent
-// spools while its server is down) and a well-formed agent key, and runs `node dist/agent/main.js
-// run --config <file>`: first with zero databases (the baseline), then with all of them, one after
-// the other. Each agent runs --settle seconds (for the databases: until every one has spooled two
-// reachable samples, at least --settle seconds) before VmRSS is read from /proc/<pid>/status every
-// second for --rss-seconds seconds; prints median and max.
+// spools while its server is down) and a well-formed agent key, and runs `node <flags>
+// dist/agent/main.js run --config <file>`, the node flags being those of the agent's own `#!` line
+// unless --node-flags says otherwise: first with zero databases (the baseline), then with 2 (one
+// PostgreSQL, one MariaDB), then with all of them, one after the other. Each agent runs --settle
+// seconds (for the databases: until every one has spooled two reachable samples, at least --settle
+// seconds) before VmRSS is read from /proc/<pid>/status every second for --rss-seconds seconds, with
+// the V8 heap the agent reports through bench/agent-memory-probe.js (loaded with --import); prints
+// median and max, and the agent's CPU per spooled sample (one database's cycle) in that window.
 //
 // The machine may be shared: the 1-minute load average is printed at each phase. Every database
 // is dropped and every agent stopped at the end, also on failure. Exits non-zero if a cycle found
 // its database unreachable, a collector failed, or an agent exited or spooled an unreachable sample.
-import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { createDatabaseCollection } from '../dist/agent/collection/database-collection.js';
 import { createLogger } from '../dist/common/logger.js';
 import { issueToken } from '../dist/server/auth/api-keys/api-key-token.js';
 import { childCpuMs, freePort, stopChild } from './child-processes.js';
 import { integerFlag, out } from './output.js';
+import { createThrowaway, dropAll, traffic } from './throwaway-databases.js';
+import { agentEntry, agentYaml, checkAlive, heapMiB, shebangNodeFlags, spooled, startAgent, vmRssKiB } from './agent-process.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const agentEntry = join(root, 'dist', 'agent', 'main.js');
 
-const postgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
-const mysqlServer = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
 /** The deadline the agent gives one cycle at the default interval of 60 s (80 %, capped at 30 s). */
 const cycleTimeoutMs = 30_000;
 const agentIntervalSeconds = 10;
@@ -57,6 +52,7 @@ const { values: flags } = parseArgs({
     databases: { type: 'string', default: '10' },
     settle: { type: 'string', default: '20' },
     'rss-seconds': { type: 'string', default: '40' },
+    'node-flags': { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
   strict: true,
@@ -95,88 +91,6 @@ function row(cells, widths) {
   return cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ');
 }
 
-// --- throwaway databases (as test/helpers/throwaway-*-database.ts, in plain JS) ---
-
-function throwawayName() {
-  return `dbmon_bench_${randomBytes(6).toString('hex')}`;
-}
-
-async function postgresAdmin(sql) {
-  const client = new pg.Client({ ...postgresServer, database: 'postgres' });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function mysqlAdmin(sql) {
-  const connection = await mysql.createConnection(mysqlServer);
-  try {
-    return await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
-}
-
-/**
- * A database of its own with a table and a plain connection for traffic; `created` is where the
- * caller finds it to drop it. type is 'postgresql' or 'mariadb'.
- */
-async function createThrowaway(created, type) {
-  const name = throwawayName();
-  if (type === 'postgresql') {
-    await postgresAdmin(`CREATE DATABASE ${name}`);
-    const database = { type, name, client: undefined };
-    created.push(database);
-    database.client = new pg.Client({ ...postgresServer, database: name });
-    await database.client.connect();
-    // Preloaded on this server; the extension must exist in each database to be read there.
-    await database.client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await database.client.query('CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
-    database.settings = { host: postgresServer.host, port: postgresServer.port, database: name, username: postgresServer.user, password: null, ssl: false };
-    database.placeholder = '$1';
-    return database;
-  }
-  await mysqlAdmin(`CREATE DATABASE \`${name}\``);
-  const database = { type, name, client: undefined };
-  created.push(database);
-  database.client = await mysql.createConnection({ ...mysqlServer, database: name });
-  await database.client.query('CREATE TABLE notes (id int AUTO_INCREMENT PRIMARY KEY, body varchar(100) NOT NULL) ENGINE=InnoDB');
-  database.settings = { host: mysqlServer.host, port: mysqlServer.port, database: name, username: mysqlServer.user, password: '', ssl: false };
-  database.placeholder = '?';
-  return database;
-}
-
-/** A little traffic: transactions of one insert each, and two reads per transaction. */
-async function traffic(database, transactions) {
-  const { client, placeholder } = database;
-  for (let i = 0; i < transactions; i++) {
-    await client.query('BEGIN');
-    await client.query(`INSERT INTO notes (body) VALUES (${placeholder})`, [`note ${i} ${randomBytes(8).toString('hex')}`]);
-    await client.query('COMMIT');
-    await client.query(`SELECT count(*) AS n FROM notes WHERE body LIKE ${placeholder}`, [`note ${i % 10}%`]);
-    await client.query('SELECT id, body FROM notes ORDER BY id DESC LIMIT 5');
-  }
-}
-
-async function dropAll(created) {
-  for (const database of created.reverse()) {
-    try {
-      await database.client?.end();
-    } catch {
-      // Already closed.
-    }
-    try {
-      if (database.type === 'postgresql') await postgresAdmin(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
-      else await mysqlAdmin(`DROP DATABASE IF EXISTS \`${database.name}\``);
-    } catch (error) {
-      process.stderr.write(`could not drop ${database.type} database ${database.name}: ${error instanceof Error ? error.message : String(error)}\n`);
-    }
-  }
-}
-
 // --- part 1: cycle time per engine ---
 
 async function measureCycles(database, logger) {
@@ -213,85 +127,8 @@ async function measureCycles(database, logger) {
 
 // --- part 2: agent RSS ---
 
-function agentYaml(serverUrl, agentKey, stateDir, databases) {
-  const lines = [
-    'server:',
-    `  url: ${serverUrl}`,
-    `  agent_key: ${agentKey}`,
-    `state_dir: ${stateDir}`,
-    'log:',
-    // debug, for the 'sample spooled' lines that tell when every database has been collected.
-    '  level: debug',
-  ];
-  if (databases.length === 0) {
-    lines.push('databases: []');
-  } else {
-    lines.push('databases:');
-    databases.forEach((database, i) => {
-      const { host, port, database: dbName, username, password } = database.settings;
-      lines.push(
-        `  - id: db_bench${String(i + 1).padStart(2, '0')}`,
-        `    name: ${database.name}`,
-        `    type: ${database.type}`,
-        `    interval_seconds: ${agentIntervalSeconds}`,
-        `    connection: { host: ${host}, port: ${port}, database: ${dbName}, username: ${username}${password ? `, password: ${password}` : ''} }`,
-      );
-    });
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** The agent as a child process; its JSON log lines are parsed as they come. */
-function startAgent(children, name, configFile) {
-  const child = spawn(process.execPath, [agentEntry, 'run', '--config', configFile], {
-    cwd: root,
-    env: { ...process.env, DBMON_AGENT_CONFIG: '', DBMON_AGENT_KEY: '', DBMON_AGENT_KEY_FILE: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const proc = { name, child, lines: [], stderr: [], exited: once(child, 'exit') };
-  let pending = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop();
-    for (const part of parts) {
-      try {
-        proc.lines.push(JSON.parse(part));
-      } catch {
-        proc.stderr.push(`${part}\n`);
-      }
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk) => proc.stderr.push(chunk));
-  children.push(proc);
-  return proc;
-}
-
-function vmRssKiB(pid) {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  return Number(match[1]);
-}
-
-function checkAlive(proc) {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-    throw new Error(`${proc.name} exited (${proc.child.exitCode ?? proc.child.signalCode})`);
-  }
-}
-
-/** Spooled samples per database id, from the agent's debug lines; throws on an unreachable one. */
-function spooled(proc) {
-  const counts = new Map();
-  for (const line of proc.lines) {
-    if (line.msg !== 'sample spooled') continue;
-    if (line.reachable !== true) throw new Error(`${proc.name}: ${line.databaseId} spooled an unreachable sample`);
-    counts.set(line.databaseId, (counts.get(line.databaseId) ?? 0) + 1);
-  }
-  return counts;
-}
-
-async function measureAgent(children, name, configFile, databaseCount) {
-  const proc = startAgent(children, name, configFile);
+async function measureAgent(children, name, configFile, databaseCount, nodeFlags, memoryFile) {
+  const proc = startAgent(children, name, configFile, nodeFlags, memoryFile);
   const startedAt = Date.now();
   // Settle: at least --settle seconds, and until every database spooled two samples.
   const deadline = startedAt + 120_000;
@@ -306,21 +143,29 @@ async function measureAgent(children, name, configFile, databaseCount) {
   const settledSeconds = (Date.now() - startedAt) / 1000;
   const pid = proc.child.pid;
   const samples = [];
+  const heapUsed = [];
+  const heapTotal = [];
   const cpuBefore = childCpuMs(pid);
   const spooledBefore = [...spooled(proc).values()].reduce((a, b) => a + b, 0);
   const windowStart = performance.now();
   for (let s = 0; s < settings.rssSeconds; s++) {
     checkAlive(proc);
     samples.push(vmRssKiB(pid) / 1024);
+    const heap = heapMiB(proc);
+    if (heap !== undefined) {
+      heapUsed.push(heap.used);
+      heapTotal.push(heap.total);
+    }
     noteLoad();
     await sleep(1000);
   }
   const windowMs = performance.now() - windowStart;
-  const cpuPercent = ((childCpuMs(pid) - cpuBefore) / windowMs) * 100;
+  const cpuMs = childCpuMs(pid) - cpuBefore;
+  const cpuPercent = (cpuMs / windowMs) * 100;
   const spooledInWindow = [...spooled(proc).values()].reduce((a, b) => a + b, 0) - spooledBefore;
   checkAlive(proc);
   await stopChild(proc);
-  return { settledSeconds, samples, cpuPercent, spooledInWindow };
+  return { settledSeconds, samples, heapUsed, heapTotal, cpuMs, cpuPercent, spooledInWindow };
 }
 
 async function main() {
@@ -363,26 +208,29 @@ async function main() {
     }
     const serverUrl = `http://127.0.0.1:${await freePort()}`;
     const agentKey = issueToken('service_account').value;
-    const runs = {};
-    for (const [label, databases] of [
-      ['0 databases', []],
-      [`${settings.databases} databases`, rssDatabases],
-    ]) {
+    const nodeFlags = flags['node-flags'] === undefined ? shebangNodeFlags() : flags['node-flags'].split(/\s+/).filter(Boolean);
+    out();
+    out(`agents run as: node ${[...nodeFlags, '--import', 'bench/agent-memory-probe.js'].join(' ')} dist/agent/main.js run`);
+    const runs = [];
+    // rssDatabases alternate PostgreSQL and MariaDB: the first two are one of each.
+    for (const databases of [[], rssDatabases.slice(0, 2), rssDatabases]) {
+      const label = `${databases.length} databases`;
       const configFile = join(workDir, `agent-${databases.length}.yaml`);
-      writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases), { mode: 0o600 });
+      writeFileSync(configFile, agentYaml(serverUrl, agentKey, join(workDir, `state-${databases.length}`), databases, agentIntervalSeconds), { mode: 0o600 });
       out();
       out(`agent with ${label} (server ${serverUrl} down), load average ${load1()}`);
       noteLoad();
-      const run = await measureAgent(children, `agent (${label})`, configFile, databases.length);
-      runs[label] = run;
+      const run = await measureAgent(children, `agent (${label})`, configFile, databases.length, nodeFlags, join(workDir, `memory-${databases.length}.json`));
+      runs.push({ databases: databases.length, ...run });
       out(
         `  settled after ${run.settledSeconds.toFixed(1)} s; VmRSS over ${run.samples.length} s: ` +
           `median ${median(run.samples).toFixed(1)} MiB, min ${Math.min(...run.samples).toFixed(1)}, max ${Math.max(...run.samples).toFixed(1)}; ` +
+          `V8 heap used median ${median(run.heapUsed).toFixed(1)} MiB of ${median(run.heapTotal).toFixed(1)}; ` +
           `CPU ${run.cpuPercent.toFixed(1)} % of a core; ${run.spooledInWindow} samples spooled in the window; load average ${load1()}`,
       );
     }
 
-    const widths = [12, 10, 10, 10, 10, 10];
+    const widths = [12, 10, 10, 10, 10, 10, 12];
     out();
     out(`cycle wall time, ${settings.cycles} cycles after ${settings.warmup} warm-up (ms)`);
     out(row(['engine', 'median', 'p90', 'max'], widths));
@@ -390,12 +238,19 @@ async function main() {
       out(row([type, median(walls).toFixed(1), quantile(walls, 0.9).toFixed(1), Math.max(...walls).toFixed(1)], widths));
     }
     out();
-    out(`agent VmRSS, ${settings.rssSeconds} one-second samples (MiB)`);
-    out(row(['databases', 'median', 'max'], widths));
-    for (const [label, run] of Object.entries(runs)) {
-      out(row([label.split(' ')[0], median(run.samples).toFixed(1), Math.max(...run.samples).toFixed(1)], widths));
+    out(`agent memory over ${settings.rssSeconds} one-second samples (MiB), and CPU per spooled sample (one database's cycle)`);
+    out(row(['databases', 'RSS median', 'RSS max', 'heap used', 'heap total', 'samples', 'CPU ms/sample'], widths));
+    for (const run of runs) {
+      const perSample = run.spooledInWindow > 0 ? (run.cpuMs / run.spooledInWindow).toFixed(1) : '-';
+      out(
+        row(
+          [run.databases, median(run.samples).toFixed(1), Math.max(...run.samples).toFixed(1), median(run.heapUsed).toFixed(1), median(run.heapTotal).toFixed(1), run.spooledInWindow, perSample],
+          widths,
+        ),
+      );
     }
-    const [baseline, loaded] = Object.values(runs).map((run) => median(run.samples));
+    const baseline = median(runs[0].samples);
+    const loaded = median(runs.at(-1).samples);
     out(`increment: ${(loaded - baseline).toFixed(1)} MiB for ${settings.databases} databases, ${((loaded - baseline) / settings.databases).toFixed(2)} MiB per database`);
     noteLoad();
     out(`1-minute load average during the run: ${Math.min(...loadSamples).toFixed(2)} to ${Math.max(...loadSamples).toFixed(2)} (${availableParallelism()} CPUs)`);

@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
 import type { ConnectionSettings } from '../sources/connection-settings.js';
-import { openMysqlSession } from '../sources/mysql-session.js';
-import { openPostgresSession } from '../sources/postgres-session.js';
 import type { SqlSession } from '../sources/sql-session.js';
 import type { JobResult, StatementAnalysis, Suggestion } from '../../common/agent-protocol/job-results.js';
 import type { AgentJob, AnalyzeJob } from '../../common/agent-protocol/optimization-jobs.js';
@@ -42,7 +40,9 @@ export async function runJob(job: AgentJob, ctx: RunJobContext): Promise<JobResu
   const sessionOptions = { statementTimeoutMs, connectTimeoutMs: options.connectTimeoutMs, ...(ctx.signal && { signal: ctx.signal }) };
   let session: SqlSession | undefined;
   try {
+    // The engine's driver is loaded by its first job: an agent that never sees a MariaDB job never loads mysql2.
     if (job.database.type === 'postgresql') {
+      const { openPostgresSession } = await import('../sources/postgres-session.js');
       const postgres = await openPostgresSession(settings, sessionOptions);
       session = postgres;
       if (job.kind === 'apply') return await applyPostgres(postgres, job, options);
@@ -50,6 +50,7 @@ export async function runJob(job: AgentJob, ctx: RunJobContext): Promise<JobResu
         analyzePostgresStatement(postgres, statement, options),
       );
     }
+    const { openMysqlSession } = await import('../sources/mysql-session.js');
     const mysql = await openMysqlSession(settings, sessionOptions);
     session = mysql;
     if (job.kind === 'apply') return await applyMysql(mysql, job, options);

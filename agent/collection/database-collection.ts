@@ -7,8 +7,8 @@ import { mysqlCollectors } from './collectors/mysql/mysql-collectors.js';
 import { createPostgresCollectors, defaultPostgresSeriesLimits, type PostgresSeriesLimits } from './collectors/postgres/postgres-collectors.js';
 import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import type { SourceOptions } from '../sources/connection-settings.js';
-import { MysqlSource } from '../sources/mysql-source.js';
-import { PostgresSource } from '../sources/postgres-source.js';
+import type { MysqlSource } from '../sources/mysql-source.js';
+import type { PostgresSource } from '../sources/postgres-source.js';
 
 /** Everything needed to collect one assigned database: its connection and its runner. */
 export interface DatabaseCollection {
@@ -28,16 +28,34 @@ export interface DatabaseCollectionOptions {
   postgresSeriesLimits?: PostgresSeriesLimits;
 }
 
-/** Builds the source and the collectors (the engine's set, then the host) for one assigned database. */
+/**
+ * The collection of one assigned database. Its source, and with it the engine's driver (pg or
+ * mysql2), is loaded at the first cycle: an agent that monitors only PostgreSQL never loads mysql2,
+ * nor the other way round.
+ */
 export function createDatabaseCollection(assignment: Assignment, options: DatabaseCollectionOptions): DatabaseCollection {
+  let opened: Promise<DatabaseCollection> | undefined;
+  const open = (): Promise<DatabaseCollection> => (opened ??= openCollection(assignment, options));
+  return {
+    collect: async (now, signal) => (await open()).collect(now, signal),
+    close: async () => {
+      if (opened !== undefined) await (await opened).close();
+    },
+  };
+}
+
+/** Builds the source and the collectors (the engine's set, then the host) for one assigned database. */
+async function openCollection(assignment: Assignment, options: DatabaseCollectionOptions): Promise<DatabaseCollection> {
   const { logger, timeoutMs } = options;
   const sourceOptions: SourceOptions = { statementTimeoutMs: timeoutMs, connectTimeoutMs: Math.min(timeoutMs, 10_000) };
   const host = createHostCollector({ procRoot: options.procRoot, diskPath: options.diskPath });
   if (assignment.type === 'postgresql') {
+    const { PostgresSource } = await import('../sources/postgres-source.js');
     const source = new PostgresSource(assignment.connection, sourceOptions);
     const collectors: Collector<PostgresSource>[] = [...createPostgresCollectors(options.postgresSeriesLimits ?? defaultPostgresSeriesLimits), host];
     return wrap(new CollectionRunner({ source, collectors, logger }), source);
   }
+  const { MysqlSource } = await import('../sources/mysql-source.js');
   const source = new MysqlSource(assignment.connection, sourceOptions);
   const collectors: Collector<MysqlSource>[] = [...mysqlCollectors, host];
   return wrap(new CollectionRunner({ source, collectors, logger }), source);

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { startBatchReceiver } from '../helpers/batch-receiver.js';
+import { localAgentYaml } from '../helpers/local-agent-yaml.js';
 import { spawnAgent } from '../helpers/spawn-agent.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -18,18 +19,14 @@ t.test('dbmon-agent run: local databases, SIGHUP reload, one agent per state dir
   const writeConfig = (level: string, extra = '') =>
     writeFileSync(
       configFile,
-      `server:
-  url: ${receiver.url}
-  agent_key: ${agentKey}
-state_dir: ${join(dir, 'state')}
-log:
-  level: ${level}
-databases:
-  - id: db_localpg
-    type: postgresql
-    interval_seconds: 1
-    connection: { host: 127.0.0.1, port: 5432, database: test, username: postgres }
-${extra}`,
+      localAgentYaml({
+        serverUrl: receiver.url,
+        agentKey,
+        stateDir: join(dir, 'state'),
+        logLevel: level,
+        databases: [{ id: 'db_localpg', type: 'postgresql', intervalSeconds: 1, connection: '{ host: 127.0.0.1, port: 5432, database: test, username: postgres }' }],
+        extra,
+      }),
     );
   writeConfig('debug');
   const agent = spawnAgent({ DBMON_AGENT_CONFIG: configFile });

@@ -15,11 +15,12 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Runs `dbmon-agent run` from the TypeScript source, as a real child process (so it can be
- * killed with SIGKILL), through the same TypeScript loader that runs the tests.
+ * killed with SIGKILL), through the same TypeScript loader that runs the tests; `nodeArgs` go
+ * to node after the loader (e.g. an `--import` of a fixture).
  */
-export function spawnAgent(env: Record<string, string>): AgentProcess {
+export function spawnAgent(env: Record<string, string>, nodeArgs: readonly string[] = []): AgentProcess {
   const loader = process.execArgv.find((arg) => arg.includes('@tapjs/typescript'));
-  const child = spawn(process.execPath, [...(loader ? [loader] : []), mainEntry, 'run'], {
+  const child = spawn(process.execPath, [...(loader ? [loader] : []), ...nodeArgs, mainEntry, 'run'], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH, TS_NODE_TRANSPILE_ONLY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -65,6 +65,11 @@ for (const unit of units) {
     const server = unit === 'dbmon-server.service';
     t.same(values('StateDirectory'), [server ? 'dbmon' : 'dbmon-agent']);
     t.same(values('LoadCredential'), [server ? 'secret-key:/etc/dbmon/secret-key' : 'agent-key:/etc/dbmon/agent-key']);
-    t.match(values('ExecStart')[0], server ? /^\/usr\/bin\/node \/opt\/dbmon\/dist\/server\/main\.js / : /^\/usr\/bin\/node \/opt\/dbmon\/dist\/agent\/main\.js /);
+    const entry = server ? 'server' : 'agent';
+    const [, nodeFlags] = new RegExp(`^/usr/bin/node ((?:--\\S+ )*)/opt/dbmon/dist/${entry}/main\\.js `).exec(values('ExecStart')[0] ?? '') ?? [];
+    t.ok(nodeFlags !== undefined, `ExecStart runs node on dist/${entry}/main.js`);
+    const shebang = readFileSync(new URL(`../../${entry}/main.ts`, import.meta.url), 'utf8').split('\n', 1)[0]!;
+    const shebangFlags = shebang.split(' ').filter((word) => word.startsWith('--'));
+    t.same(nodeFlags?.trim().split(' ').filter(Boolean), shebangFlags, "node's flags are those of the entry's #! line");
   });
 }

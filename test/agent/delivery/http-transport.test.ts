@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import t from 'tap';
 import { AuthRefusedError, RejectedBatchError, RetryableError } from '../../../agent/delivery/delivery-errors.js';
@@ -93,6 +95,19 @@ t.test('a server that is down is retryable', async (t) => {
   const url = `http://127.0.0.1:${await freePort()}`;
   await t.rejects(transportTo(url).sendBatch(batch), { name: 'RetryableError', message: /ECONNREFUSED/ });
   await t.rejects(transportTo(url).fetchAssignments(), { name: 'RetryableError', message: /ECONNREFUSED/ });
+});
+
+t.test('an answer cut short is retryable, not read as a shorter body', async (t) => {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    response.write('{"batch_id":');
+    setTimeout(() => response.socket?.destroy(), 20);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const { port } = server.address() as { port: number };
+  await t.rejects(transportTo(`http://127.0.0.1:${port}`).sendBatch(batch), { name: 'RetryableError', message: /^POST \/v1\/agent\/samples: / });
 });
 
 t.test('Retry-After: seconds, HTTP date, or the body retry_after', async (t) => {
