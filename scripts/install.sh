@@ -164,12 +164,14 @@ else
 fi
 
 write_wrapper() { # write_wrapper NAME CONFIG_ENV CONFIG_FILE ENTRY
+  # node's flags as the entry's own #! line gives them (the agent's small young generation).
+  node_flags=$(sed -n '1s/^#!.*[ /]node\( \{1,\}\)\{0,1\}//p' "$stage/$4")
   cat >"$stage/bin/$1" <<EOF
 #!/bin/sh
 # dbmon $version: $1 with the installed configuration (set $2 to use another).
 $2=\${$2:-$3}
 export $2
-exec "$node_bin" "$prefix/$4" "\$@"
+exec "$node_bin" ${node_flags:+$node_flags }"$prefix/$4" "\$@"
 EOF
   chmod 0755 "$stage/bin/$1"
 }

@@ -59,6 +59,8 @@ t.test('install into a throwaway root, run the installed server, upgrade in plac
     t.match(readFileSync(key, 'utf8'), /^[0-9a-f]{64}\n$/);
     t.equal(readlinkSync(join(root, 'usr/local/bin/dbmon')), `${prefix}/bin/dbmon`);
     t.match(readFileSync(join(program, 'bin/dbmon'), 'utf8'), new RegExp(`exec "\\S+node" "${prefix}/dist/server/cli\\.js" "\\$@"`));
+    const agentFlags = /^#!.*\snode (.+)$/m.exec(readFileSync(join(program, 'dist/agent/main.js'), 'utf8'))![1]!;
+    t.match(readFileSync(join(program, 'bin/dbmon-agent'), 'utf8'), `exec "${process.execPath}" ${agentFlags} "${prefix}/dist/agent/main.js" "$@"`, "the agent's wrapper passes node the flags of its #! line");
 
     t.match(first.stdout, /\/var\/lib\/dbmon\/initial-admin\.json/, 'the next steps say where the initial credentials will be');
     t.match(first.stdout, /systemctl enable --now dbmon-server/);
