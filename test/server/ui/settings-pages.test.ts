@@ -3,8 +3,8 @@ import { hashPassword } from '../../../server/auth/passwords/password-hash.js';
 import { createPasswordUser, signIn, testPassword } from '../../helpers/sign-in.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
 
-const everyone = ['/settings/api-keys', '/settings/sessions', '/settings/profile'];
-const administration = ['/settings/users', '/settings/security', '/settings/audit-log'];
+const everyone = ['/settings/api-keys', '/settings/sessions', '/settings/profile', '/settings/authorized-applications'];
+const administration = ['/settings/users', '/settings/security', '/settings/oauth-applications', '/settings/audit-log'];
 
 t.test('settings pages: who may open which, escaping, the frame', async (t) => {
   const server = await startTestServer({ now: new Date('2026-11-24T09:00:00Z') });
