@@ -168,6 +168,9 @@ t.test('settings in chromium', async (t) => {
       clientId = app!.client_id;
       await t.resolveMatch(row.textContent(), new RegExp(`${clientId}confidential`), 'client id and type listed');
       await audit('oauth application registered');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await audit('oauth applications 360 px dark');
     });
 
     const user = await OAuthBrowser.signIn(server, tenant.orgId, 'member');
