@@ -16,6 +16,8 @@ const entryPoints = {
   'settings-users': 'web/settings-users.ts',
   'settings-security': 'web/settings-security.ts',
   'settings-audit-log': 'web/settings-audit-log.ts',
+  'settings-oauth-applications': 'web/settings-oauth-applications.ts',
+  'settings-authorized-applications': 'web/settings-authorized-applications.ts',
   'alerts-page': 'web/alerts-page.ts',
   'webhooks-page': 'web/webhooks-page.ts',
 };

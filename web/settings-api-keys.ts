@@ -1,6 +1,6 @@
 import { callApi, getAll } from './api.js';
 import { element, timeElement } from './format.js';
-import { byId, cell, confirmWith, copyButton, problemText, showOnce } from './settings-parts.js';
+import { byId, cell, confirmWith, copyButton, refreshAfter, showOnce } from './settings-parts.js';
 
 /** `/settings/api-keys`: lists the keys, makes one (its value shown once, with a copy button) and revokes one after a confirmation. */
 
@@ -69,15 +69,7 @@ function confirmRevoke(key: ApiKey): void {
   );
 }
 
-async function act(call: () => Promise<unknown>, problem: HTMLElement): Promise<void> {
-  try {
-    await call();
-    await refresh();
-  } catch (error) {
-    problem.hidden = false;
-    problem.textContent = problemText(error);
-  }
-}
+const act = (call: () => Promise<unknown>, problem: HTMLElement) => refreshAfter(call, refresh, problem);
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -101,4 +93,4 @@ form.addEventListener('submit', (event) => {
 
 copyButton(byId('api-key-copy'), value, copied);
 
-void act(refresh, status);
+void act(async () => undefined, status);

@@ -43,3 +43,14 @@ export function confirmWith(dialog: HTMLDialogElement, confirmed: () => void): v
   };
   dialog.showModal();
 }
+
+/** Runs `call` then redraws with `refresh`; a refusal is said in `problem` in the API's own words. */
+export async function refreshAfter(call: () => Promise<unknown>, refresh: () => Promise<void>, problem: HTMLElement): Promise<void> {
+  try {
+    await call();
+    await refresh();
+  } catch (error) {
+    problem.hidden = false;
+    problem.textContent = problemText(error);
+  }
+}

@@ -17,6 +17,8 @@ const builtAssets = [
   'settings-users.js',
   'settings-security.js',
   'settings-audit-log.js',
+  'settings-oauth-applications.js',
+  'settings-authorized-applications.js',
 ] as const;
 export type AssetName = (typeof ownAssets)[number] | (typeof builtAssets)[number];
 

@@ -33,6 +33,7 @@ export class OAuthBrowser {
   private constructor(
     readonly client: PageClient,
     readonly userId: string,
+    readonly email: string,
   ) {}
 
   static async signIn(server: TestServer, orgId: string, role: 'owner' | 'admin' | 'member' | 'viewer' = 'member'): Promise<OAuthBrowser> {
@@ -40,7 +41,7 @@ export class OAuthBrowser {
     const session = await signIn(server, email);
     const client = new PageClient(server.url);
     client.cookies.set('dbmon_session', session.token);
-    return new OAuthBrowser(client, userId);
+    return new OAuthBrowser(client, userId, email);
   }
 
   authorizeUrl(parameters: Record<string, string>): string {

@@ -1,5 +1,5 @@
 import { accessLevels, defaultScopes, scopes } from '../../auth/permissions.js';
-import { ConfirmDialog, ShownOnce } from './shown-once.js';
+import { ConfirmDialog, ListTable, ShownOnce } from './shown-once.js';
 
 /**
  * `/settings/api-keys`: the viewer's keys (an owner's or admin's: the organization's), a form to make one
@@ -44,25 +44,7 @@ export function ApiKeysPage() {
       <p role="status" id="api-keys-status">
         Loading…
       </p>
-      <div class="table-scroll" tabindex={0} role="region" aria-labelledby="api-keys-title">
-        <table id="api-keys-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Permission</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody id="api-key-rows"></tbody>
-        </table>
-      </div>
+      <ListTable tableId="api-keys-table" rowsId="api-key-rows" labelledBy="api-keys-title" columns={['Name', 'Key', 'Permission', 'Scopes', 'Expires', 'Last used', 'Created']} />
       <ConfirmDialog id="api-key-revoke" title="Revoke this key?" confirm="Revoke" />
     </>
   );

@@ -40,6 +40,9 @@ export function SecurityPage() {
         <li>
           <a href="/account/two-factor">Your own two-factor authentication</a>
         </li>
+        <li>
+          <a href="/settings/oauth-applications">OAuth applications</a>
+        </li>
       </ul>
     </>
   );

@@ -6,8 +6,10 @@ export const settingsPages = [
   { path: '/settings/api-keys', label: 'API keys', administration: false },
   { path: '/settings/sessions', label: 'Sessions', administration: false },
   { path: '/settings/profile', label: 'Profile and password', administration: false },
+  { path: '/settings/authorized-applications', label: 'Authorized applications', administration: false },
   { path: '/settings/users', label: 'Users and roles', administration: true },
   { path: '/settings/security', label: 'Security', administration: true },
+  { path: '/settings/oauth-applications', label: 'OAuth applications', administration: true },
   { path: '/settings/audit-log', label: 'Audit log', administration: true },
 ] as const;
 

@@ -11,6 +11,7 @@ import type { AssetName } from '../static-assets.js';
 import { seeOther } from '../see-other.js';
 import { ApiKeysPage } from './api-keys-page.js';
 import { AuditLogPage } from './audit-log-page.js';
+import { AuthorizedApplicationsPage, OAuthApplicationsPage } from './oauth-applications-page.js';
 import { ProfilePage } from './profile-page.js';
 import { SecurityPage } from './security-page.js';
 import { SessionsPage } from './sessions-page.js';
@@ -26,6 +27,8 @@ const contents: Record<SettingsPath, { script: AssetName; content: SettingsConte
   '/settings/users': { script: 'settings-users.js', content: (viewer) => <UsersPage viewerRole={viewer.user.role} /> },
   '/settings/security': { script: 'settings-security.js', content: () => <SecurityPage /> },
   '/settings/audit-log': { script: 'settings-audit-log.js', content: () => <AuditLogPage /> },
+  '/settings/oauth-applications': { script: 'settings-oauth-applications.js', content: () => <OAuthApplicationsPage /> },
+  '/settings/authorized-applications': { script: 'settings-authorized-applications.js', content: () => <AuthorizedApplicationsPage /> },
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The parts the settings pages' browser code fills in: the panel showing a value this once (a key, an
- * invitation link) with its copy button, and a confirmation dialog for what cannot be undone.
+ * invitation link) with its copy button, a confirmation dialog for what cannot be undone, and the list table.
  */
 
 export function ShownOnce({ id, title, warning, label }: { id: string; title: string; warning: string; label: string }) {
@@ -36,5 +36,26 @@ export function ConfirmDialog({ id, title, confirm }: { id: string; title: strin
         </button>
       </form>
     </dialog>
+  );
+}
+
+/** A list the browser code fills into `rowsId`: a scrolling region named by `labelledBy` (a heading's id) or `label`, its last column the row's actions. */
+export function ListTable({ tableId, rowsId, columns, labelledBy, label }: { tableId: string; rowsId: string; columns: string[]; labelledBy?: string; label?: string }) {
+  return (
+    <div class="table-scroll" tabindex={0} role="region" aria-labelledby={labelledBy} aria-label={label}>
+      <table id={tableId}>
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th scope="col">{column}</th>
+            ))}
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody id={rowsId}></tbody>
+      </table>
+    </div>
   );
 }

@@ -3,17 +3,21 @@ import { BrowserUnderTest, signInThroughPage } from '../../helpers/browser.js';
 import { startTestEmbeddedAgent } from '../../helpers/embedded-agent-under-test.js';
 import { createPasswordUser, testPassword } from '../../helpers/sign-in.js';
 import { createTenant, startTestServer } from '../../helpers/test-server.js';
+import { createThrowawayMysqlDatabase } from '../../helpers/throwaway-mysql-database.js';
 import { createThrowawayPostgresDatabase } from '../../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
 /**
- * The dashboard in chromium against a server whose embedded agent monitors a real PostgreSQL under a
- * little load, beside a database it cannot reach and a paused one: what the pages show is what the API holds.
+ * The dashboard in chromium against a server whose embedded agent monitors a real PostgreSQL and a real
+ * MariaDB under a little load, beside a database it cannot reach and a paused one: what the pages show is
+ * what the API holds.
  */
 t.test('dashboard in chromium', async (t) => {
   t.setTimeout(120_000);
   const database = await createThrowawayPostgresDatabase();
   t.teardown(() => database.drop());
+  const mariadb = await createThrowawayMysqlDatabase();
+  t.teardown(() => mariadb.drop());
   const server = await startTestServer();
   t.teardown(server.close);
   // The embedded agent samples on real time: the server reads the same clock.
@@ -25,6 +29,12 @@ t.test('dashboard in chromium', async (t) => {
     name: 'orders',
     type: 'postgresql',
     connection: { host: database.settings.host, port: database.settings.port, database: database.name, username: database.settings.username },
+    monitoring: { interval_seconds: 10 },
+  });
+  const shopId = await register({
+    name: 'shop',
+    type: 'mariadb',
+    connection: { host: mariadb.settings.host, port: mariadb.settings.port, database: mariadb.name, username: mariadb.settings.username, password: '' },
     monitoring: { interval_seconds: 10 },
   });
   await register({ name: 'billing-replica', type: 'postgresql', connection: { host: '127.0.0.1', port: 1, database: 'billing', username: 'dbmon' }, monitoring: { interval_seconds: 10 } });
@@ -39,18 +49,32 @@ t.test('dashboard in chromium', async (t) => {
   startTestEmbeddedAgent(t, server);
   const client = await database.connect();
   await client.query('CREATE TABLE orders (id serial PRIMARY KEY, total numeric NOT NULL)');
-  const history = async () => (await server.request('GET', `/v1/databases/${ordersId}/metrics/history?range=1h&resolution=raw`, { key: tenant.key })).body.data as { metrics: Record<string, number | null> }[];
-  // A few hundred statements while the agent takes its first two samples (rates need two).
+  const shop = await mariadb.connect();
+  await shop.query('CREATE TABLE carts (id int AUTO_INCREMENT PRIMARY KEY, total decimal(10, 2) NOT NULL)');
+  const history = async (id: string) => (await server.request('GET', `/v1/databases/${id}/metrics/history?range=1h&resolution=raw`, { key: tenant.key })).body.data as { metrics: Record<string, number | null> }[];
+  const hasRate = async (id: string, metric: string) => (await history(id)).some((point) => (point.metrics[metric] ?? 0) > 0);
+  // A few hundred statements on each engine while the agent takes its first two samples (rates need two).
   let queries = 0;
+  let shopQueries = 0;
   await waitUntil(
-    'two samples of orders with a transaction rate',
+    'two samples of orders and of shop with a transaction rate',
     async () => {
-      for (let i = 0; i < 20; i++, queries++) await client.query(i % 2 === 0 ? 'INSERT INTO orders (total) VALUES ($1)' : 'SELECT count(*), sum(total) FROM orders', i % 2 === 0 ? [i] : []);
-      return (await history()).some((point) => point.metrics['throughput.transactions_per_second'] !== null);
+      for (let i = 0; i < 20; i++, queries++, shopQueries++) {
+        await client.query(i % 2 === 0 ? 'INSERT INTO orders (total) VALUES ($1)' : 'SELECT count(*), sum(total) FROM orders', i % 2 === 0 ? [i] : []);
+        // MariaDB counts no autocommitted transaction per schema: the agent sees the explicit COMMITs.
+        if (i % 2 === 0) {
+          await shop.query('START TRANSACTION');
+          await shop.query('INSERT INTO carts (total) VALUES (?)', [i]);
+          await shop.query('COMMIT');
+        } else {
+          await shop.query('SELECT count(*), sum(total) FROM carts');
+        }
+      }
+      return (await hasRate(ordersId, 'throughput.transactions_per_second')) && (await hasRate(shopId, 'throughput.transactions_per_second'));
     },
     30_000,
   );
-  t.ok(queries >= 200, `${queries} statements run`);
+  t.ok(queries >= 200 && shopQueries >= 200, `${queries} statements run on PostgreSQL, ${shopQueries} on MariaDB`);
 
   await t.test('the overview shows every database with real figures, the active alert on top, filters, keyboard reach', async (t) => {
     await browser.withPage(t, async ({ page, audit }) => {
@@ -60,7 +84,7 @@ t.test('dashboard in chromium', async (t) => {
       await rows.first().waitFor();
       const firstDrawn = await page.locator('#refresh-status time').getAttribute('datetime');
       await page.evaluate(() => document.body.setAttribute('data-loaded-once', ''));
-      t.equal(await rows.count(), 3);
+      t.equal(await rows.count(), 4);
       const row = (name: string) => rows.filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });
       const orders = row('orders');
       await t.resolveMatch(orders.locator('.status').textContent(), /^(healthy|warning)$/);
@@ -70,6 +94,13 @@ t.test('dashboard in chromium', async (t) => {
       await t.resolveMatch(orders.locator('td').nth(3).textContent(), /\d\/s$/, 'transactions per second with unit');
       await t.resolveMatch(orders.locator('td').nth(4).textContent(), /(ms|µs|s)$|^no statements measured$/, 'p95 with unit, or said in words');
       await t.resolveMatch(orders.locator('td').nth(6).textContent(), /^\d+ s ago/);
+      const shopRow = row('shop');
+      await t.resolveMatch(shopRow.locator('.status').textContent(), /^(healthy|warning)$/);
+      await t.resolveMatch(shopRow.locator('td').nth(1).textContent(), /^mariadb10\./, 'MariaDB engine and version');
+      t.equal(await shopRow.locator('svg.sparkline').count(), 2, 'sparklines of the MariaDB connections and transactions');
+      await t.resolveMatch(shopRow.locator('td').nth(2).textContent(), /\d+ of \d+$/, 'MariaDB connections of max');
+      await t.resolveMatch(shopRow.locator('td').nth(3).textContent(), /\d\/s$/, 'MariaDB transactions per second with unit');
+      await t.resolveMatch(shopRow.locator('td').nth(4).textContent(), /(ms|µs|s)$|^no statements measured$/, 'MariaDB p95 with unit, or said in words');
       await page.waitForFunction(() => document.querySelector('#database-rows')?.textContent?.includes('unreachable'), undefined, { timeout: 15_000 });
       await t.resolveMatch(row('billing-replica').locator('.status').textContent(), 'unreachable');
       await t.resolveMatch(row('legacy-shop').locator('.status').textContent(), 'paused');
@@ -80,7 +111,7 @@ t.test('dashboard in chromium', async (t) => {
 
       const shownNames = () => rows.locator('th a').evaluateAll((links) => links.filter((link) => link.closest('tr')!.hidden === false).map((link) => link.textContent));
       await page.getByLabel('Engine').selectOption('mariadb');
-      t.same(await shownNames(), ['legacy-shop'], 'filtered by engine');
+      t.same((await shownNames()).sort(), ['legacy-shop', 'shop'], 'filtered by engine');
       await page.getByLabel('Engine').selectOption('');
       await page.getByLabel('Status').selectOption('unreachable');
       t.same(await shownNames(), ['billing-replica'], 'filtered by status');
@@ -143,6 +174,24 @@ t.test('dashboard in chromium', async (t) => {
       await page.waitForFunction(() => document.querySelector('#database-summary')?.textContent?.includes('buckets'));
       await page.setViewportSize({ width: 360, height: 740 });
       await audit('database 7 d 360 px');
+    });
+  });
+
+  await t.test("the MariaDB database's page draws its real rates and latency, with units", async (t) => {
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, email, testPassword, `/databases/${shopId}`);
+      await t.resolveMatch(page.getByRole('heading', { level: 1 }).textContent(), 'shop');
+      await page.locator('.chart-figure canvas').nth(6).waitFor();
+      await t.resolveMatch(page.locator('#database-summary').textContent(), /Latency source(Percentiles|not known yet)/);
+      for (const chart of ['connections', 'qps', 'tps']) t.notOk(await page.locator(`#chart-${chart} .chart-note`).isVisible(), `${chart} has values to draw`);
+      // The last sample, under the cursor at the right end of the charts: the legends give it with its unit.
+      await page.locator('#chart-qps').scrollIntoViewIfNeeded();
+      const box = (await page.locator('#chart-qps .u-over').boundingBox())!;
+      await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+      await t.resolveMatch(page.locator('#chart-qps .u-legend').textContent(), /Queries\d+(\.\d+)?\/s/, 'queries per second with unit');
+      await t.resolveMatch(page.locator('#chart-tps .u-legend').textContent(), /Transactions\d+(\.\d+)?\/s/, 'transactions per second with unit');
+      await t.resolveMatch(page.locator('#chart-latency .u-legend').textContent(), /Mean(\d+(\.\d+)? (ms|µs|s)|no data)/, 'latency with unit, or said in words');
+      await audit('database mariadb 1 h');
     });
   });
 });

@@ -1,8 +1,9 @@
 import type { Locator } from 'playwright-core';
 import t from 'tap';
 import { BrowserUnderTest, signInThroughPage } from '../../helpers/browser.js';
+import { newPkce, OAuthBrowser } from '../../helpers/oauth-flow.js';
 import { createPasswordUser, signIn, testPassword } from '../../helpers/sign-in.js';
-import { createTenant, startTestServer } from '../../helpers/test-server.js';
+import { createTenant, createUserKey, startTestServer } from '../../helpers/test-server.js';
 
 /** The settings pages in chromium: what they show and do is what the API holds. */
 t.test('settings in chromium', async (t) => {
@@ -139,6 +140,61 @@ t.test('settings in chromium', async (t) => {
       );
       // The refused role change is a 409 the browser logs.
     }, { expectedConsoleErrors: [/status of 409/] });
+  });
+
+  await t.test('an OAuth application registered in the page is what the API holds; a user revokes their authorization; the admin deletes it', async (t) => {
+    const attack = '<img src=x onerror=alert(1)>';
+    const { email: ownerEmail } = await createPasswordUser(server.services, tenant.orgId, 'owner', server.clock.now);
+    const adminKey = createUserKey(server.services, tenant.orgId, server.clock.now, 'admin', 'read', ['api_keys']).key;
+    const registered = async () => (await server.request('GET', '/v1/oauth/applications', { key: adminKey })).body.data as { name: string; client_id: string; confidential: boolean; redirect_uris: string[] }[];
+    let clientId = '';
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, ownerEmail, testPassword, '/settings/security');
+      await page.getByRole('link', { name: 'OAuth applications' }).first().click();
+      await said(page.locator('#oauth-apps-status'), 'No applications yet.');
+      await page.getByLabel(/^Name/).fill(attack);
+      await page.getByLabel(/^Redirect URIs/).fill('https://reports.example.test/callback\nhttp://127.0.0.1:8080/callback');
+      await page.getByRole('button', { name: 'Register' }).click();
+      const secret = page.getByLabel('Client secret', { exact: true });
+      await secret.waitFor();
+      t.match(await secret.inputValue(), /^dbm_ocs_/, 'the client secret is shown');
+      await t.resolveMatch(page.locator('#oauth-app-created').textContent(), 'shown this once');
+      const row = page.locator('#oauth-app-rows tr');
+      await row.first().waitFor();
+      await t.resolveMatch(row.locator('th').textContent(), attack, 'the name is shown as text');
+      t.equal(await page.locator('#oauth-app-rows img').count(), 0, 'attack: the name makes no element');
+      const [app] = await registered();
+      t.match(app, { name: attack, confidential: true, redirect_uris: ['https://reports.example.test/callback', 'http://127.0.0.1:8080/callback'] }, 'the API holds what the page registered');
+      clientId = app!.client_id;
+      await t.resolveMatch(row.textContent(), new RegExp(`${clientId}confidential`), 'client id and type listed');
+      await audit('oauth application registered');
+      await page.setViewportSize({ width: 360, height: 740 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await audit('oauth applications 360 px dark');
+    });
+
+    const user = await OAuthBrowser.signIn(server, tenant.orgId, 'member');
+    await user.code({ response_type: 'code', client_id: clientId, redirect_uri: 'https://reports.example.test/callback', state: 's', code_challenge: newPkce().challenge, code_challenge_method: 'S256' });
+    await browser.withPage(t, async ({ page, audit }) => {
+      await signInThroughPage(page, server.url, user.email, testPassword, '/settings/authorized-applications');
+      const row = page.locator('#authorization-rows tr');
+      await row.first().waitFor();
+      await t.resolveMatch(row.locator('th').textContent(), attack, "the user's grant, its name as text");
+      await t.resolveMatch(row.textContent(), 'Acme Operations');
+      await audit('authorized applications');
+      await page.getByRole('button', { name: `Revoke ${attack}` }).click();
+      await page.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await said(page.locator('#authorizations-status'), 'You have authorized no application.');
+    });
+
+    await browser.withPage(t, async ({ page }) => {
+      await signInThroughPage(page, server.url, ownerEmail, testPassword, '/settings/oauth-applications');
+      await page.getByRole('button', { name: `Delete ${attack}` }).click();
+      await t.resolveMatch(page.locator('#oauth-app-delete').textContent(), clientId, 'the confirmation names the client');
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await said(page.locator('#oauth-apps-status'), 'No applications yet.');
+      t.same(await registered(), [], 'deleted through the page, gone from the API');
+    });
   });
 
   await t.test('security settings are saved through the API and the change is found in the audit log', async (t) => {

@@ -1,10 +1,11 @@
 import t from 'tap';
 import { hashPassword } from '../../../server/auth/passwords/password-hash.js';
 import { createPasswordUser, signIn, testPassword } from '../../helpers/sign-in.js';
-import { createTenant, startTestServer } from '../../helpers/test-server.js';
+import { newPkce, registerApplication } from '../../helpers/oauth-flow.js';
+import { createTenant, createUserKey, startTestServer } from '../../helpers/test-server.js';
 
-const everyone = ['/settings/api-keys', '/settings/sessions', '/settings/profile'];
-const administration = ['/settings/users', '/settings/security', '/settings/audit-log'];
+const everyone = ['/settings/api-keys', '/settings/sessions', '/settings/profile', '/settings/authorized-applications'];
+const administration = ['/settings/users', '/settings/security', '/settings/oauth-applications', '/settings/audit-log'];
 
 t.test('settings pages: who may open which, escaping, the frame', async (t) => {
   const server = await startTestServer({ now: new Date('2026-11-24T09:00:00Z') });
@@ -73,5 +74,16 @@ t.test('settings pages: who may open which, escaping, the frame', async (t) => {
     });
     t.equal(answer.status, 403);
     t.equal(((await answer.json()) as { error: { code: string } }).error.code, 'csrf_token_invalid');
+  });
+
+  await t.test('attack: an OAuth application named like markup is shown as text where the server renders its name, the consent page', async (t) => {
+    const adminKey = createUserKey(server.services, tenant.orgId, server.clock.now, 'admin', 'write', ['api_keys']).key;
+    const app = await registerApplication(server, adminKey, { name: attack, redirect_uris: ['https://reports.example.test/callback'] });
+    const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: app.redirect_uris[0]!, state: 's', code_challenge: newPkce().challenge, code_challenge_method: 'S256' });
+    const answer = await get(`/oauth/authorize?${query}`);
+    t.equal(answer.status, 200);
+    const consent = await answer.text();
+    t.notMatch(consent, '<img src=x', 'no element made of the name');
+    t.match(consent, '&lt;img src=x onerror=alert(1)>');
   });
 });
