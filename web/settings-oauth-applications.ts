@@ -10,6 +10,7 @@ interface OAuthApplication {
   client_id: string;
   confidential: boolean;
   redirect_uris: string[];
+  scopes: string[];
   created_at: string;
 }
 
@@ -41,6 +42,7 @@ async function refresh(): Promise<void> {
         name,
         cell(element('code', undefined, application.client_id)),
         cell(application.confidential ? 'confidential' : 'public'),
+        cell(application.scopes.join(', ')),
         cell(uris),
         cell(timeElement(new Date(application.created_at))),
         cell(remove),
@@ -76,6 +78,7 @@ form.addEventListener('submit', (event) => {
       .map((uri) => uri.trim())
       .filter((uri) => uri !== ''),
     confidential: fields.get('type') === 'confidential',
+    scopes: fields.getAll('scopes').map(String),
   };
   void act(async () => {
     const made = await callApi<OAuthApplication & { client_secret?: string }>('POST', '/v1/oauth/applications', body);

@@ -1,3 +1,4 @@
+import { defaultOAuthScopes, oauthScopes, scopeDescriptions } from '../../auth/oauth/oauth-scopes.js';
 import { ConfirmDialog, ListTable, ShownOnce } from './shown-once.js';
 
 /**
@@ -32,6 +33,15 @@ export function OAuthApplicationsPage() {
             Public (a native or browser application: no secret, PKCE required)
           </label>
         </fieldset>
+        <fieldset>
+          <legend>Scopes users may grant it</legend>
+          {oauthScopes.map((scope) => (
+            <label class="check" key={scope}>
+              <input type="checkbox" name="scopes" value={scope} checked={defaultOAuthScopes.includes(scope)} />
+              <code>{scope}</code>: {scopeDescriptions[scope]}
+            </label>
+          ))}
+        </fieldset>
         <p role="alert" class="alert" id="oauth-app-error" hidden></p>
         <button type="submit">Register</button>
       </form>
@@ -45,7 +55,7 @@ export function OAuthApplicationsPage() {
       <p role="status" id="oauth-apps-status">
         Loading…
       </p>
-      <ListTable tableId="oauth-apps-table" rowsId="oauth-app-rows" labelledBy="oauth-apps-title" columns={['Name', 'Client id', 'Type', 'Redirect URIs', 'Created']} />
+      <ListTable tableId="oauth-apps-table" rowsId="oauth-app-rows" labelledBy="oauth-apps-title" columns={['Name', 'Client id', 'Type', 'Scopes', 'Redirect URIs', 'Created']} />
       <ConfirmDialog id="oauth-app-delete" title="Delete this application?" confirm="Delete" />
     </>
   );

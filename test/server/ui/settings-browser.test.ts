@@ -146,7 +146,7 @@ t.test('settings in chromium', async (t) => {
     const attack = '<img src=x onerror=alert(1)>';
     const { email: ownerEmail } = await createPasswordUser(server.services, tenant.orgId, 'owner', server.clock.now);
     const adminKey = createUserKey(server.services, tenant.orgId, server.clock.now, 'admin', 'read', ['api_keys']).key;
-    const registered = async () => (await server.request('GET', '/v1/oauth/applications', { key: adminKey })).body.data as { name: string; client_id: string; confidential: boolean; redirect_uris: string[] }[];
+    const registered = async () => (await server.request('GET', '/v1/oauth/applications', { key: adminKey })).body.data as { name: string; client_id: string; confidential: boolean; redirect_uris: string[]; scopes: string[] }[];
     let clientId = '';
     await browser.withPage(t, async ({ page, audit }) => {
       await signInThroughPage(page, server.url, ownerEmail, testPassword, '/settings/security');
@@ -154,6 +154,8 @@ t.test('settings in chromium', async (t) => {
       await said(page.locator('#oauth-apps-status'), 'No applications yet.');
       await page.getByLabel(/^Name/).fill(attack);
       await page.getByLabel(/^Redirect URIs/).fill('https://reports.example.test/callback\nhttp://127.0.0.1:8080/callback');
+      t.equal(await page.locator('input[name=scopes]:checked').count(), 6, 'the default scopes are offered checked');
+      await page.locator('input[name=scopes][value=webhooks]').uncheck();
       await page.getByRole('button', { name: 'Register' }).click();
       const secret = page.getByLabel('Client secret', { exact: true });
       await secret.waitFor();
@@ -165,6 +167,7 @@ t.test('settings in chromium', async (t) => {
       t.equal(await page.locator('#oauth-app-rows img').count(), 0, 'attack: the name makes no element');
       const [app] = await registered();
       t.match(app, { name: attack, confidential: true, redirect_uris: ['https://reports.example.test/callback', 'http://127.0.0.1:8080/callback'] }, 'the API holds what the page registered');
+      t.same(app!.scopes, ['databases', 'metrics', 'queries', 'alerts', 'optimizations'], 'with the scopes chosen on the page');
       clientId = app!.client_id;
       await t.resolveMatch(row.textContent(), new RegExp(`${clientId}confidential`), 'client id and type listed');
       await audit('oauth application registered');
