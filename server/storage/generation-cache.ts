@@ -16,7 +16,7 @@ export class TableGenerations {
   #changesSeen = -1;
   #readThisTurn = false;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
     this.#readAll = db.prepare<[], { name: string; generation: number }>('SELECT name, generation FROM table_generations');
   }
@@ -32,6 +32,10 @@ export class TableGenerations {
       }
     }
     return this.#values.get(name)!;
+  }
+
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
   }
 }
 
@@ -52,6 +56,9 @@ export class GenerationCache<V> {
     // Read before computing: a write landing in between moves the counter, so the next read recomputes.
     const generation = this.generations.current(this.name);
     if (generation !== this.#seen) {
+      // Moved by this transaction's own write, the counter goes back with a rollback and comes to the
+      // same value again with the next commit: what was read now may not be what that value means.
+      if (this.generations.inTransaction) return compute();
       this.#entries.clear();
       this.#seen = generation;
     }

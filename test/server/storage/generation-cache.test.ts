@@ -67,6 +67,23 @@ t.test('a cached value lasts until its counter moves', async (t) => {
   t.equal(calls, 4, 'a full cache starts over instead of growing');
 });
 
+t.test('a value read inside a transaction that is rolled back is not served after the counter comes back to that value', async (t) => {
+  const cache = new GenerationCache<string[]>(new TableGenerations(server.db), 'databases');
+  const names = () => cache.get('names', () => server.db.prepare<[], string>('SELECT name FROM databases ORDER BY name').pluck().all());
+  names();
+  t.throws(() =>
+    server.db.transaction(() => {
+      server.db.prepare("UPDATE databases SET name = 'rolled back' WHERE id = (SELECT min(id) FROM databases)").run();
+      t.ok(names().includes('rolled back'), 'the transaction reads its own write');
+      throw new Error('rollback');
+    })(),
+  );
+  // Another write moves the counter to the value the rolled-back transaction had reached.
+  other.prepare("UPDATE databases SET name = name || '' WHERE id = (SELECT min(id) FROM databases)").run();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(names().includes('rolled back'), 'what the rollback undid is gone from the cache too');
+});
+
 t.test('GET /v1/databases shows every change at once, whoever wrote it', async (t) => {
   const names = async () =>
     (await server.request('GET', '/v1/databases?per_page=100', { key: tenant.key })).body.data.map((d: { name: string }) => d.name) as string[];
