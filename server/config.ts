@@ -138,16 +138,27 @@ const serverConfigSchema = z.strictObject({
         ? (['account_sid', 'auth_token', 'from'] as const).filter((key) => sms.twilio[key] === undefined).map((key) => ['twilio', key])
         : [];
   for (const path of missing) ctx.addIssue({ code: 'custom', path: ['sms', ...path], message: `required with sms.sender ${sms.sender}` });
-  if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['metrics', 'token'],
-      message: `required when the server listens beyond loopback (server.host ${config.server.host}): /metrics would be open to the network; set metrics.token or DBMON_METRICS_TOKEN`,
-    });
+  if (config.metrics.token === undefined) {
+    const reason = metricsExposure(config.server);
+    if (reason !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['metrics', 'token'], message: `${reason}: /metrics would be open to the network; set metrics.token or DBMON_METRICS_TOKEN` });
+    }
   }
 });
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;
+
+/** Why others than this host's own users can reach the server, if they can: then /metrics needs its token. */
+function metricsExposure(server: { host: string; trusted_proxies: string[]; public_url?: string | undefined }): string | undefined {
+  if (!isLoopbackHost(server.host)) return `required when the server listens beyond loopback (server.host ${server.host})`;
+  if (server.trusted_proxies.length > 0) return 'required behind a reverse proxy (server.trusted_proxies is set)';
+  // An unparsable public_url has its own error; its hostname keeps an IPv6 address in brackets.
+  const publicHost = server.public_url !== undefined && URL.canParse(server.public_url) ? new URL(server.public_url).hostname.replace(/^\[(.*)\]$/, '$1') : undefined;
+  if (publicHost !== undefined && !isLoopbackHost(publicHost)) {
+    return `required behind a reverse proxy (server.public_url ${server.public_url} is beyond loopback)`;
+  }
+  return undefined;
+}
 
 /** `server.public_url`, or by default the address and port the server is configured to listen on. */
 export function publicUrlOf(config: ServerConfig): string {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../../common/config-loader.js';
-import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf } from '../../server/config.js';
+import { loadServerConfig, parseServerFlags, publicUrlOf, smtpSettingsOf, weakenedDefaults } from '../../server/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dbmon-config-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -198,10 +198,27 @@ t.test('metrics.token is required unless the server listens on loopback only', a
   }
 });
 
+t.test('attack: a server on loopback behind a reverse proxy would serve /metrics to whoever reaches the proxy', async (t) => {
+  const behindProxy = [
+    { what: 'trusted proxies', env: { DBMON_TRUSTED_PROXIES: '127.0.0.1' } },
+    { what: 'a public URL beyond loopback', env: { DBMON_PUBLIC_URL: 'https://dbmon.example.com' } },
+  ];
+  for (const { what, env } of behindProxy) {
+    const error = configError(t, () => loadServerConfig({ host: '127.0.0.1' }, env));
+    t.equal(error.key, 'metrics.token', `${what}: the error names the key`);
+    t.match(error.message, 'reverse proxy', `${what}: and says why`);
+    t.equal(loadServerConfig({ host: '127.0.0.1' }, { ...env, DBMON_METRICS_TOKEN: metricsToken }).metrics.token, metricsToken, `${what} with a token`);
+  }
+  const onLoopback = loadServerConfig({ host: '127.0.0.1' }, { DBMON_PUBLIC_URL: 'http://localhost:7117' });
+  t.equal(onLoopback.metrics.token, undefined, 'a loopback public URL needs none');
+  t.same(weakenedDefaults(onLoopback).map((weakened) => weakened.setting), ['metrics.token'], 'but its absence is named at start');
+});
+
 t.test('server.trusted_proxies: a YAML list, or DBMON_TRUSTED_PROXIES separated by commas', async (t) => {
   const yaml = file('server:\n  trusted_proxies:\n    - 10.0.0.0/8\n    - ::1\n');
-  t.same(loadServerConfig({ config: yaml }, {}).server.trusted_proxies, ['10.0.0.0/8', '::1']);
-  t.same(loadServerConfig({}, { DBMON_TRUSTED_PROXIES: '192.0.2.1, 2001:db8::/32' }).server.trusted_proxies, ['192.0.2.1', '2001:db8::/32']);
+  const token = { DBMON_METRICS_TOKEN: metricsToken };
+  t.same(loadServerConfig({ config: yaml }, token).server.trusted_proxies, ['10.0.0.0/8', '::1']);
+  t.same(loadServerConfig({}, { ...token, DBMON_TRUSTED_PROXIES: '192.0.2.1, 2001:db8::/32' }).server.trusted_proxies, ['192.0.2.1', '2001:db8::/32']);
   const error = configError(t, () => loadServerConfig({}, { DBMON_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }));
   t.match(error.key, /^server\.trusted_proxies/, 'a bad entry names the key');
   t.match(error.message, 'proxy.internal', 'and the entry');
@@ -210,7 +227,8 @@ t.test('server.trusted_proxies: a YAML list, or DBMON_TRUSTED_PROXIES separated 
 t.test('server.public_url: an http or https origin, by default the listen address', async (t) => {
   t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PORT: '8080' })), 'http://127.0.0.1:8080');
   t.equal(publicUrlOf(loadServerConfig({}, { DBMON_HOST: '::1' })), 'http://[::1]:7117');
-  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PUBLIC_URL: 'https://dbmon.example.com:443/' })), 'https://dbmon.example.com');
+  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PUBLIC_URL: 'https://dbmon.example.com:443/', DBMON_METRICS_TOKEN: metricsToken })), 'https://dbmon.example.com');
+  t.equal(publicUrlOf(loadServerConfig({}, { DBMON_PUBLIC_URL: 'http://[::1]:8080' })), 'http://[::1]:8080', 'on loopback, no token needed');
   for (const wrong of ['ftp://dbmon.example.com', 'https://dbmon.example.com/base', 'https://user:pw@dbmon.example.com', 'dbmon.example.com']) {
     t.throws(() => loadServerConfig({}, { DBMON_PUBLIC_URL: wrong }), ConfigError, wrong);
   }

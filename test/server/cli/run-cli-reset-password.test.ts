@@ -11,7 +11,7 @@ t.test('dbmon users reset-password EMAIL prints a one-hour reset link for an own
   const org = (await cli(['orgs', 'create', '--name', 'Acme', ...dir], { now })).stdout[0]!;
   await cli(['users', 'create', '--org', org, '--email', 'owner@example.test', '--role', 'owner', '--password-stdin', ...dir], { stdin: 'forgotten long password\n', now });
 
-  const printed = await cli(['users', 'reset-password', 'Owner@Example.test', ...dir], { now, env: { DBMON_PUBLIC_URL: 'https://dbmon.example.test' } });
+  const printed = await cli(['users', 'reset-password', 'Owner@Example.test', ...dir], { now, env: { DBMON_PUBLIC_URL: 'https://dbmon.example.test', DBMON_METRICS_TOKEN: 'a-long-enough-metrics-token' } });
   t.equal(printed.code, 0, printed.stderr.join('\n'));
   t.equal(printed.stdout.length, 1, 'the link alone on stdout');
   const link = /^https:\/\/dbmon\.example\.test\/password-reset\/([0-9A-Za-z]{43})$/.exec(printed.stdout[0]!);
