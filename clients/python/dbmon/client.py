@@ -1,6 +1,7 @@
 """The client: configuration, authentication, one request with its retries, rate limits and paging."""
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import os
@@ -92,9 +93,13 @@ class Client(Operations):
         """
         if getattr(list_method, "__self__", None) is not self or getattr(list_method, "__name__", None) not in LIST_OPERATIONS:
             raise TypeError(f"paginate takes a list method of this client ({', '.join(sorted(LIST_OPERATIONS))})")
+        return self._pages(list_method, args, params)
+
+    def _pages(self, list_method: Callable[..., Any], args: Tuple[Any, ...], params: Mapping[str, Any]) -> Iterator[Any]:
         page = list_method(*args, **params)
         while True:
-            following = next_link(self.last_response.headers.get("Link")) if self.last_response else None
+            assert self.last_response is not None  # the answer of the page just read
+            following = next_link(self.last_response.headers.get("Link"))
             yield from page["data"]
             if following is None:
                 return
@@ -166,7 +171,7 @@ class Client(Operations):
         except urllib.error.HTTPError as answer:
             with answer:
                 return answer.code, answer.headers, answer.read()
-        except (urllib.error.URLError, OSError) as error:
+        except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
             reason = error.reason if isinstance(error, urllib.error.URLError) else error
             raise APIConnectionError(f"{request.get_method()} {request.full_url}: {reason}", request_sent=not isinstance(reason, ConnectionRefusedError)) from error
 

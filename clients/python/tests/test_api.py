@@ -81,9 +81,9 @@ class DatabasesTest(unittest.TestCase):
     def test_paginate_takes_only_a_list_method_of_its_own_client(self) -> None:
         client = fixture_client()
         with self.assertRaises(TypeError):
-            next(client.paginate(client.get_database, monitored_database_id()))
+            client.paginate(client.get_database, monitored_database_id())
         with self.assertRaises(TypeError):
-            next(client.paginate(fixture_client().list_databases))
+            client.paginate(fixture_client().list_databases)
 
 
 class MetricsTest(unittest.TestCase):

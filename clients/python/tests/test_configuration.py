@@ -6,7 +6,7 @@ import unittest
 from typing import ContextManager, Dict, Iterator
 from unittest import mock
 
-from dbmon import DEFAULT_BASE_URL, APIError, Client, __version__
+from dbmon import DEFAULT_BASE_URL, APIConnectionError, APIError, Client, __version__
 
 from .recorder import Handler, Recorder, start_recorder
 
@@ -89,4 +89,21 @@ class ServerErrorRetriesTest(unittest.TestCase):
         recorder = self.start(failures=5)
         with self.assertRaises(APIError):
             Client("k", base_url=recorder.url, max_retries=1).list_databases()
+        self.assertEqual(len(recorder.requests), 2)
+
+
+class TruncatedAnswerTest(unittest.TestCase):
+    def test_an_answer_cut_short_is_a_connection_error_after_the_retries(self) -> None:
+        def cut_short(handler: Handler) -> None:
+            handler.send_response(200)
+            handler.send_header("Content-Length", "100")
+            handler.end_headers()
+            handler.wfile.write(b'{"data": [')
+            handler.close_connection = True
+
+        recorder = start_recorder(cut_short)
+        self.addCleanup(recorder.stop)
+        with self.assertRaises(APIConnectionError) as raised:
+            Client("k", base_url=recorder.url, max_retries=1).list_databases()
+        self.assertTrue(raised.exception.request_sent)
         self.assertEqual(len(recorder.requests), 2)
