@@ -20,10 +20,10 @@ def monitored_database_id() -> str:
     return fixture_env("DBMON_TEST_DATABASE_ID")
 
 
-def fixture_client(**options: object) -> Client:
+def fixture_client() -> Client:
     """A client configured from DBMON_BASE_URL and DBMON_API_KEY, as a user's would be."""
     fixture_env("DBMON_API_KEY")
-    return Client(**options)  # type: ignore[arg-type]
+    return Client()
 
 
 def new_database_body(name_prefix: str) -> Dict[str, object]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
@@ -14,6 +15,7 @@ class Recorded:
     method: str
     path: str
     headers: Dict[str, str]
+    body: bytes
 
 
 @dataclass
@@ -25,6 +27,14 @@ class Recorder:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
+    def wait_for_request(self, timeout: float) -> Recorded:
+        deadline = time.monotonic() + timeout
+        while not self.requests:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no request within {timeout} s")
+            time.sleep(0.05)
+        return self.requests[0]
+
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
@@ -35,8 +45,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     recorder: Recorder
 
     def _record_and_answer(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.recorder.requests.append(Recorded(self.command, self.path, dict(self.headers.items())))
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.recorder.requests.append(Recorded(self.command, self.path, dict(self.headers.items()), body))
         self.answer()
 
     do_GET = do_POST = _record_and_answer
