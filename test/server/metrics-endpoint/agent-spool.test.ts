@@ -113,6 +113,9 @@ t.test('a batch from an older agent (no spool depth) leaves the last report as i
   const bare = await server.request('POST', '/v1/agent/samples', { key: agentKey, headers: agentHeaders, body: batch('older-agent-batch-0002', {}) });
   t.equal(bare.status, 200);
   t.match(await agentRecord(), { spool_batches: 0, spool_dropped_total: 4 });
+  const depthOnly = await server.request('POST', '/v1/agent/samples', { key: agentKey, headers: agentHeaders, body: batch('depth-only-batch-0001', { spool_batches: 2 }) });
+  t.equal(depthOnly.status, 200);
+  t.match(await agentRecord(), { spool_batches: 2, spool_oldest_batch_at: null, spool_dropped_total: 4 }, 'a depth without an age: no oldest time');
 });
 
 t.test('an agent stored before migration 0029 upgrades in place, its spool depth unknown until it reports', async (t) => {
