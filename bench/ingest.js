@@ -70,6 +70,10 @@ function buildBatches(databaseId, round, count) {
   nextSampleMs += count * batchSize * sampleSpacingMs;
   return Array.from({ length: count }, (_, b) => ({
     batch_id: `bench-${round}-${String(b).padStart(8, '0')}-${process.pid}`,
+    // What an agent states of its spool with every batch, as the agent does.
+    spool_dropped_total: 0,
+    spool_batches: count - b - 1,
+    spool_oldest_batch_age_seconds: count - b - 1 === 0 ? 0 : 1,
     samples: Array.from({ length: batchSize }, (_, s) => {
       const i = b * batchSize + s;
       return { database_id: databaseId, snapshot: snapshot(start + i * sampleSpacingMs, i) };

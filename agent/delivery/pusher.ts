@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { maxBatchSamples } from '../../common/agent-protocol/limits.js';
+import { maxBatchSamples, maxSpoolAgeSeconds } from '../../common/agent-protocol/limits.js';
 import { defaultBackoff, fullJitterDelay, type BackoffPolicy } from './backoff.js';
 import { AuthRefusedError, RejectedBatchError, RetryableError } from './delivery-errors.js';
 import type { SendLimits, Spool } from './spool.js';
@@ -108,6 +108,7 @@ export class Pusher {
         const ack = await transport.sendBatch({
           batch_id: batch.batchId,
           spool_dropped_total: spool.droppedTotal(),
+          ...this.#backlogReport(batch.batchId),
           samples: batch.samples,
         });
         spool.ack(batch.batchId);
@@ -124,6 +125,14 @@ export class Pusher {
         await this.#pause(delayMs);
       }
     }
+  }
+
+  /** The spool's depth and oldest age behind the batch being sent, as the protocol reports them. */
+  #backlogReport(batchId: string): { spool_batches: number; spool_oldest_batch_age_seconds: number } {
+    const backlog = this.#options.spool.backlogBehind(batchId);
+    const ageMs = backlog.oldestCreatedAt === null ? 0 : this.#options.now().getTime() - Date.parse(backlog.oldestCreatedAt);
+    // A clock stepped back gives a negative age, one stepped far forward one beyond the protocol's bound.
+    return { spool_batches: backlog.batches, spool_oldest_batch_age_seconds: Math.min(Math.max(0, ageMs) / 1000, maxSpoolAgeSeconds) };
   }
 
   #succeeded(samples: number, duplicate: boolean, rejected: number): void {

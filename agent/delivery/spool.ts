@@ -27,6 +27,13 @@ export interface SpoolStats {
   rejectedTotal: number;
 }
 
+/** What waits in the spool behind one batch: what remains to send once it is acknowledged. */
+export interface SpoolBacklog {
+  batches: number;
+  /** When the oldest of them was appended (ISO), null when there is none. */
+  oldestCreatedAt: string | null;
+}
+
 export interface SendLimits {
   maxSamples: number;
   /** Bound on the JSON text of a merged batch's samples, so it stays under the server's body limit. */
@@ -53,6 +60,8 @@ export interface Spool {
   /** Deletes a batch the server refused for good, counting its samples; returns how many. */
   reject(batchId: string): number;
   droppedTotal(): number;
+  /** The batches behind `batchId`, the batch being sent (the oldest): the depth and age an agent reports. */
+  backlogBehind(batchId: string): SpoolBacklog;
   stats(): SpoolStats;
   close(): void;
 }
@@ -139,6 +148,9 @@ export function openSpool(file: string, options: SpoolOptions): Spool {
     totals: db.prepare<[], { batches: number; samples: number | null }>(
       'SELECT count(*) AS batches, sum(sample_count) AS samples FROM batches',
     ),
+    // count(*) reads the batch_id index, not the payloads.
+    count: db.prepare<[], number>('SELECT count(*) FROM batches').pluck(),
+    oldestTwo: db.prepare<[], Pick<BatchRow, 'batch_id' | 'created_at'>>('SELECT batch_id, created_at FROM batches ORDER BY seq LIMIT 2'),
     counter: db.prepare<[string], { value: number }>('SELECT value FROM counters WHERE name = ?'),
     addToCounter: db.prepare<[number, string]>('UPDATE counters SET value = value + ? WHERE name = ?'),
   };
@@ -214,6 +226,13 @@ export function openSpool(file: string, options: SpoolOptions): Spool {
     ack: (batchId) => remove(batchId) > 0,
     reject: (batchId) => remove(batchId, 'rejected_samples'),
     droppedTotal: () => counterValue('dropped_samples'),
+    backlogBehind(batchId) {
+      const [head, next] = statements.oldestTwo.all();
+      // The batch being sent is the oldest, unless the cap dropped it meanwhile.
+      const sentIsHead = head?.batch_id === batchId;
+      const oldest = sentIsHead ? next : head;
+      return { batches: statements.count.get()! - Number(sentIsHead), oldestCreatedAt: oldest?.created_at ?? null };
+    },
     stats() {
       const totals = statements.totals.get()!;
       return {

@@ -23,3 +23,6 @@ export const maxQueryLength = 10_000;
 
 /** Characters of an optimization job result's error and of a statement's analysis detail. */
 export const maxJobDetailLength = 4000;
+
+/** Seconds of a spool age an agent reports (ten years): more is no real spool, and would take the server's clock arithmetic out of dates. */
+export const maxSpoolAgeSeconds = 10 * 365 * 86_400;

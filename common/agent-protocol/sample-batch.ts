@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MetricCatalog } from '../metric-catalog.js';
-import { batchIdLength, maxBatchSamples } from './limits.js';
+import { batchIdLength, maxBatchSamples, maxSpoolAgeSeconds } from './limits.js';
 import { snapshotSchema, type Snapshot } from './snapshot.js';
 
 /** A batch's id, chosen by the agent: the server stores a batch id once, so a resent batch is never stored twice. */
@@ -14,6 +14,13 @@ export const batchId = z
 const batchEnvelope = {
   batch_id: batchId,
   spool_dropped_total: z.number().int().min(0).optional().describe("Samples the agent's spool has dropped at its cap, cumulative"),
+  spool_batches: z.number().int().min(0).optional().describe("Batches in the agent's spool besides this one, still to be sent"),
+  spool_oldest_batch_age_seconds: z
+    .number()
+    .min(0)
+    .max(maxSpoolAgeSeconds)
+    .optional()
+    .describe("Age of the oldest of those batches, in seconds by the agent's clock; 0 when there is none"),
 };
 
 const sampleEnvelope = { database_id: z.string() };

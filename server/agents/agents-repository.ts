@@ -1,4 +1,5 @@
 import type { Db } from '../storage/open-database.js';
+import type { SpoolReport } from '../metrics/ingest-service.js';
 import type { AgentRow } from './agent-row.js';
 
 export class AgentsRepository {
@@ -9,12 +10,12 @@ export class AgentsRepository {
   readonly #page;
   readonly #count;
   readonly #all;
-  readonly #setDropped;
+  readonly #recordSpool;
 
   constructor(db: Db) {
     this.#insert = db.prepare<AgentRow>(
-      `INSERT INTO agents (id, org_id, api_key_id, name, hostname, version, spool_dropped_total, last_seen_at, created_at)
-       VALUES (@id, @org_id, @api_key_id, @name, @hostname, @version, @spool_dropped_total, @last_seen_at, @created_at)`,
+      `INSERT INTO agents (id, org_id, api_key_id, name, hostname, version, spool_dropped_total, spool_batches, spool_oldest_batch_at, last_seen_at, created_at)
+       VALUES (@id, @org_id, @api_key_id, @name, @hostname, @version, @spool_dropped_total, @spool_batches, @spool_oldest_batch_at, @last_seen_at, @created_at)`,
     );
     this.#byKey = db.prepare<[string], AgentRow>('SELECT * FROM agents WHERE api_key_id = ?');
     this.#byId = db.prepare<[string, string], AgentRow>('SELECT * FROM agents WHERE org_id = ? AND id = ?');
@@ -27,7 +28,13 @@ export class AgentsRepository {
     );
     this.#count = db.prepare<[string], number>('SELECT count(*) FROM agents WHERE org_id = ?').pluck();
     this.#all = db.prepare<[], AgentRow>('SELECT * FROM agents');
-    this.#setDropped = db.prepare<[number, string]>('UPDATE agents SET spool_dropped_total = ? WHERE id = ?');
+    // What a batch does not state stays as last stated; the oldest batch time goes with the depth.
+    this.#recordSpool = db.prepare<SpoolReport & { id: string }>(
+      `UPDATE agents SET spool_dropped_total = coalesce(@dropped_total, spool_dropped_total),
+         spool_batches = coalesce(@batches, spool_batches),
+         spool_oldest_batch_at = CASE WHEN @batches IS NULL THEN spool_oldest_batch_at ELSE @oldest_batch_at END
+       WHERE id = @id`,
+    );
   }
 
   insert(row: AgentRow): void {
@@ -46,8 +53,8 @@ export class AgentsRepository {
     this.#seen.run({ id, hostname, version, last_seen_at: at });
   }
 
-  setSpoolDropped(id: string, total: number): void {
-    this.#setDropped.run(total, id);
+  recordSpool(id: string, report: SpoolReport): void {
+    this.#recordSpool.run({ id, ...report });
   }
 
   list(orgId: string, limit: number, offset: number): { rows: AgentRow[]; total: number } {

@@ -17,6 +17,11 @@ const agentRecord = z
     hostname: z.string().nullable(),
     version: z.string().nullable(),
     spool_dropped_total: z.number().int(),
+    spool_batches: z.number().int().nullable().describe("Batches waiting in the agent's spool, as it last reported; null until it reports them"),
+    spool_oldest_batch_at: z
+      .string()
+      .nullable()
+      .describe("When the oldest of them was spooled, in the server's clock (receipt time minus the age the agent reported); null when none waits"),
     last_seen_at: z.string(),
     created_at: z.string(),
   })

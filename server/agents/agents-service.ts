@@ -45,6 +45,8 @@ export class AgentsService {
       hostname: identity.hostname,
       version: identity.version,
       spool_dropped_total: 0,
+      spool_batches: null,
+      spool_oldest_batch_at: null,
       last_seen_at: at,
       created_at: at,
     };

@@ -71,29 +71,38 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
       labelNames: ['outcome'],
       registers,
     });
-    new Gauge({
-      name: 'dbmon_agent_last_seen_age_seconds',
-      help: 'Seconds since each remote agent last called the server.',
-      labelNames: ['agent_id', 'agent_name'],
-      registers,
-      collect() {
-        this.reset();
-        const nowMs = sources.now().getTime();
-        for (const agent of sources.agents()) {
-          this.set({ agent_id: agent.id, agent_name: agent.name }, (nowMs - Date.parse(agent.last_seen_at)) / 1000);
-        }
-      },
-    });
-    new Gauge({
-      name: 'dbmon_agent_spool_dropped_samples',
-      help: 'Samples each agent dropped at its spool cap since it was installed, as the agent reports.',
-      labelNames: ['agent_id', 'agent_name'],
-      registers,
-      collect() {
-        this.reset();
-        for (const agent of sources.agents()) this.set({ agent_id: agent.id, agent_name: agent.name }, agent.spool_dropped_total);
-      },
-    });
+    const agentGauge = (name: string, help: string, value: (agent: AgentRow, nowMs: number) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['agent_id', 'agent_name'],
+        registers,
+        collect() {
+          this.reset();
+          const nowMs = sources.now().getTime();
+          for (const agent of sources.agents()) {
+            const measured = value(agent, nowMs);
+            if (measured !== undefined) this.set({ agent_id: agent.id, agent_name: agent.name }, measured);
+          }
+        },
+      });
+    agentGauge('dbmon_agent_last_seen_age_seconds', 'Seconds since each remote agent last called the server.', (agent, nowMs) => (nowMs - Date.parse(agent.last_seen_at)) / 1000);
+    agentGauge(
+      'dbmon_agent_spool_dropped_samples',
+      'Samples each agent dropped at its spool cap since it was installed, as the agent reports.',
+      (agent) => agent.spool_dropped_total,
+    );
+    agentGauge(
+      'dbmon_agent_spool_batches',
+      "Batches waiting in each remote agent's spool behind the last one it sent, as the agent reports (agents that report it).",
+      (agent) => agent.spool_batches ?? undefined,
+    );
+    agentGauge(
+      'dbmon_agent_spool_oldest_batch_age_seconds',
+      "Age of the oldest batch waiting in each remote agent's spool, from what it last reported; 0 when none waits.",
+      ({ spool_batches, spool_oldest_batch_at }, nowMs) =>
+        spool_batches === null ? undefined : spool_oldest_batch_at === null ? 0 : Math.max(0, nowMs - Date.parse(spool_oldest_batch_at)) / 1000,
+    );
     this.#jobSlices = new Histogram({
       name: 'dbmon_job_slice_duration_seconds',
       help: 'Time each slice of a background job held the event loop, by job.',

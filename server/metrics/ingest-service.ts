@@ -16,9 +16,29 @@ export interface CollectedDatabases {
   recordCollection(row: DatabaseRow, snapshot: Snapshot, at: string): void;
 }
 
+/** What an agent's batch says of its spool; null where the agent did not say (an older agent). */
+export interface SpoolReport {
+  dropped_total: number | null;
+  batches: number | null;
+  /** When the oldest batch behind this one was appended, in the server's clock; null when none waits. */
+  oldest_batch_at: string | null;
+}
+
 /** The agents feature, as ingest reports to it. */
 export interface SpoolReports {
-  setSpoolDropped(agentId: string, total: number): void;
+  recordSpool(agentId: string, report: SpoolReport): void;
+}
+
+/** The spool fields of a batch received at `now`; undefined when it has none. */
+function spoolReportOf(batch: SampleBatch, now: Date): SpoolReport | undefined {
+  const { spool_dropped_total: droppedTotal, spool_batches: batches, spool_oldest_batch_age_seconds: ageSeconds } = batch;
+  if (droppedTotal === undefined && batches === undefined) return undefined;
+  return {
+    dropped_total: droppedTotal ?? null,
+    batches: batches ?? null,
+    // The agent states an age, not a time: its clock need not agree with ours.
+    oldest_batch_at: batches && ageSeconds !== undefined ? new Date(now.getTime() - ageSeconds * 1000).toISOString() : null,
+  };
 }
 
 /**
@@ -79,9 +99,8 @@ export class IngestService {
       this.#storeLatest(stored);
       for (const [databaseId, { fromTs, toTs }] of stored.intervals) this.steps.optimizations.measureAfter(databaseId, fromTs, toTs, now);
       this.steps.alerts.evaluateDatabases([...stored.newest.keys()], now);
-      if (source.kind === 'agent' && batch.spool_dropped_total !== undefined) {
-        this.agents.setSpoolDropped(source.agent.id, batch.spool_dropped_total);
-      }
+      const spool = source.kind === 'agent' ? spoolReportOf(batch, now) : undefined;
+      if (spool !== undefined && source.kind === 'agent') this.agents.recordSpool(source.agent.id, spool);
       return { batch_id: batch.batch_id, stored: stored.stored, duplicate: false, rejected: stored.rejected };
     });
   }

@@ -35,6 +35,8 @@ export interface ReceivedRequest {
   batchId: string;
   sampleCount: number;
   spoolDroppedTotal: number;
+  spoolBatches: number | undefined;
+  spoolOldestBatchAgeSeconds: number | undefined;
   status: number;
   atMs: number;
   headers: IncomingMessage['headers'];
@@ -97,6 +99,8 @@ export async function startBatchReceiver(options: BatchReceiverOptions): Promise
         batchId: body.batch_id,
         sampleCount: body.samples.length,
         spoolDroppedTotal: body.spool_dropped_total!,
+        spoolBatches: body.spool_batches,
+        spoolOldestBatchAgeSeconds: body.spool_oldest_batch_age_seconds,
         status,
         atMs: performance.now(),
         headers: request.headers,

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { HttpTransport } from '../../../agent/delivery/http-transport.js';
 import { Pusher, type PusherOptions } from '../../../agent/delivery/pusher.js';
+import { maxSpoolAgeSeconds } from '../../../common/agent-protocol/limits.js';
 import { openSpool, type Spool } from '../../../agent/delivery/spool.js';
 import { freePort, startBatchReceiver, type BatchReceiverOptions } from '../../helpers/batch-receiver.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
@@ -18,9 +19,9 @@ function sample(databaseId: string, index: number) {
 const agentKey = 'dbm_sak_pushertestkeypushertestkey1234567';
 type Teardown = { teardown(fn: () => unknown): void };
 
-function setUp(t: Teardown, options: { maxSamples?: number; receiver?: Partial<BatchReceiverOptions> } = {}) {
+function setUp(t: Teardown, options: { maxSamples?: number; spoolNow?: () => Date; receiver?: Partial<BatchReceiverOptions> } = {}) {
   const dir = tempDir(t);
-  const spool = openSpool(join(dir, 'spool.db'), { maxSamples: options.maxSamples ?? 1000 });
+  const spool = openSpool(join(dir, 'spool.db'), { maxSamples: options.maxSamples ?? 1000, ...(options.spoolNow && { now: options.spoolNow }) });
   t.teardown(() => spool.close());
   const log = captureLogger();
   const receiver = async (port?: number) => {
@@ -170,5 +171,41 @@ t.test('a backlog drains in few requests, and spool_dropped_total is reported', 
   await waitUntil('the spool to drain', async () => spool.stats().batches === 0, 15_000);
   t.same(server.requests.map((request) => request.sampleCount), [500, 100], 'merged up to 500 samples per batch');
   t.same(server.requests.map((request) => request.spoolDroppedTotal), [1, 1]);
+  t.same(server.requests.map((request) => request.spoolBatches), [100, 0], 'the batches left behind each request');
   t.equal(server.storedSamples().length, 600);
+});
+
+t.test("each batch reports the spool's depth and oldest batch age behind it, by the agent's clock", async (t) => {
+  let appendedAt = new Date('2026-11-24T08:00:00Z');
+  const { spool, receiver, pusher } = setUp(t, { spoolNow: () => appendedAt });
+  for (const offsetSeconds of [0, 10, 25]) {
+    appendedAt = new Date(Date.UTC(2026, 10, 24, 8, 0, offsetSeconds));
+    appendSingles(spool, 1, offsetSeconds);
+  }
+  const server = await receiver();
+  pusher(server.url, { limits: { maxSamples: 1, maxBytes: 1e6 }, now: () => new Date('2026-11-24T08:01:00Z') });
+  await waitUntil('the spool to drain', async () => spool.stats().batches === 0, 15_000);
+  t.same(
+    server.requests.map(({ spoolBatches, spoolOldestBatchAgeSeconds }) => [spoolBatches, spoolOldestBatchAgeSeconds]),
+    [
+      [2, 50],
+      [1, 35],
+      [0, 0],
+    ],
+    'the sent batch itself is not counted; an empty spool is 0 batches of age 0',
+  );
+});
+
+t.test('an oldest batch age is kept within what the protocol accepts when the clock was stepped', async (t) => {
+  for (const [stepped, expected] of [
+    ['2026-11-24T07:00:00Z', 0],
+    ['2046-11-24T08:00:00Z', maxSpoolAgeSeconds],
+  ] as const) {
+    const { spool, receiver, pusher } = setUp(t, { spoolNow: () => new Date('2026-11-24T08:00:00Z') });
+    appendSingles(spool, 2);
+    const server = await receiver();
+    pusher(server.url, { limits: { maxSamples: 1, maxBytes: 1e6 }, now: () => new Date(stepped) });
+    await waitUntil('the spool to drain', async () => spool.stats().batches === 0, 15_000);
+    t.equal(server.requests[0]!.spoolOldestBatchAgeSeconds, expected, `clock at ${stepped}`);
+  }
 });

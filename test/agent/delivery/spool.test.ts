@@ -85,6 +85,27 @@ t.test('at the cap the oldest batches are dropped first, counted persistently ac
   t.equal(spool.stats().batches, 3);
 });
 
+t.test('the backlog behind the batch being sent: its depth and oldest time, also once the cap dropped the sent batch', async (t) => {
+  let clock = new Date('2026-11-24T08:00:00Z');
+  const spool = openSpool(tempSpoolPath(t), { maxSamples: 3, now: () => clock });
+  t.teardown(() => spool.close());
+  const times = ['2026-11-24T08:00:00.000Z', '2026-11-24T08:00:10.000Z', '2026-11-24T08:00:20.000Z'];
+  const ids = times.map((time, i) => {
+    clock = new Date(time);
+    return spool.append([sample('db_a', i)]).batchId;
+  });
+  const sending = spool.nextToSend({ maxSamples: 1, maxBytes: 1024 * 1024 })!;
+  t.equal(sending.batchId, ids[0]);
+  t.same(spool.backlogBehind(sending.batchId), { batches: 2, oldestCreatedAt: times[1] }, 'the batch being sent is not counted');
+
+  clock = new Date('2026-11-24T08:00:30Z');
+  spool.append([sample('db_a', 3)]);
+  t.same(spool.backlogBehind(sending.batchId), { batches: 3, oldestCreatedAt: times[1] }, 'dropped at the cap while in flight: every batch left counts');
+
+  for (const batch of spool.peek(10)) spool.ack(batch.batchId);
+  t.same(spool.backlogBehind(sending.batchId), { batches: 0, oldestCreatedAt: null }, 'an empty spool');
+});
+
 t.test('nextToSend merges never-attempted batches, then resends the attempted one unchanged', async (t) => {
   const spool = openSpool(tempSpoolPath(t), { maxSamples: 1000 });
   t.teardown(() => spool.close());

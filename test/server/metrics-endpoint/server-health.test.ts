@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import t from 'tap';
+import { promtoolProblems, scrapeMetrics, seriesValue } from '../../helpers/scrape-metrics.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
 import { startWebhookReceiver } from '../../helpers/webhook-receiver.js';
@@ -30,34 +30,23 @@ const orders = await createDatabase('orders');
 const fresh = await createDatabase('fresh');
 const ordersLabels = `{database_id="${orders}",database_name="orders"}`;
 
-async function scrape(): Promise<string> {
-  const response = await server.request('GET', '/metrics', { headers: { authorization: `Bearer ${token}` } });
-  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
-  return response.text;
-}
+const scrape = () => scrapeMetrics(server, token);
 
-/** The value of one series (name and labels exactly as written), undefined when absent. */
-function valueOf(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-const promtoolClean = (text: string) => execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' }).trim();
 
 t.test('an idle server: every severity and attempt result at 0, no backlog, the state database on disk', async (t) => {
   const text = await scrape();
-  for (const severity of ['info', 'warning', 'critical']) t.equal(valueOf(text, `dbmon_alerts_active{severity="${severity}"}`), 0, severity);
-  for (const result of ['succeeded', 'retrying', 'failed']) t.equal(valueOf(text, `dbmon_webhook_delivery_attempts_total{result="${result}"}`), 0, result);
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_pending_deliveries'), 0);
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 0);
+  for (const severity of ['info', 'warning', 'critical']) t.equal(seriesValue(text, `dbmon_alerts_active{severity="${severity}"}`), 0, severity);
+  for (const result of ['succeeded', 'retrying', 'failed']) t.equal(seriesValue(text, `dbmon_webhook_delivery_attempts_total{result="${result}"}`), 0, result);
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_pending_deliveries'), 0);
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 0);
   const databaseBytes = (server.db.pragma('page_count', { simple: true }) as number) * (server.db.pragma('page_size', { simple: true }) as number);
   t.ok(databaseBytes > 0);
-  t.equal(valueOf(text, 'dbmon_storage_file_size_bytes{file="database"}'), databaseBytes);
-  const walBytes = valueOf(text, 'dbmon_storage_file_size_bytes{file="wal"}')!;
+  t.equal(seriesValue(text, 'dbmon_storage_file_size_bytes{file="database"}'), databaseBytes);
+  const walBytes = seriesValue(text, 'dbmon_storage_file_size_bytes{file="wal"}')!;
   t.ok(walBytes > 0, 'the migrations wrote the write-ahead log');
   t.ok(Math.abs(walBytes - statSync(`${server.db.name}-wal`).size) <= 64 * 1024, 'the -wal file, give or take what this scrape wrote');
   t.notMatch(text, 'dbmon_database_ingest_lag_seconds', 'no sample, no lag');
-  t.equal(promtoolClean(text), '');
+  t.equal(promtoolProblems(text), '');
 });
 
 t.test('the webhook outbox: backlog, oldest pending age and attempts by result, as the dispatcher sees them', async (t) => {
@@ -74,30 +63,30 @@ t.test('the webhook outbox: backlog, oldest pending age and attempts by result, 
   server.clock.now = new Date(start.getTime() + 10_000);
 
   let text = await scrape();
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_pending_deliveries'), 1, "a disabled endpoint's delivery waits for it, not for the dispatcher");
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 10);
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_pending_deliveries'), 1, "a disabled endpoint's delivery waits for it, not for the dispatcher");
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 10);
 
   t.equal(await dispatcher.tick(), 1);
   text = await scrape();
-  t.equal(valueOf(text, 'dbmon_webhook_delivery_attempts_total{result="retrying"}'), 1, 'a 500 is retried');
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_pending_deliveries'), 1);
+  t.equal(seriesValue(text, 'dbmon_webhook_delivery_attempts_total{result="retrying"}'), 1, 'a 500 is retried');
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_pending_deliveries'), 1);
 
   receiver.answer = () => ({ status: 200 });
   server.clock.now = new Date(start.getTime() + 12_000);
   t.equal(await dispatcher.tick(), 1);
   text = await scrape();
-  t.equal(valueOf(text, 'dbmon_webhook_delivery_attempts_total{result="succeeded"}'), 1);
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_pending_deliveries'), 0);
-  t.equal(valueOf(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 0);
+  t.equal(seriesValue(text, 'dbmon_webhook_delivery_attempts_total{result="succeeded"}'), 1);
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_pending_deliveries'), 0);
+  t.equal(seriesValue(text, 'dbmon_webhook_outbox_oldest_pending_age_seconds'), 0);
 
   receiver.answer = () => ({ status: 500 });
   await sendTest(live);
   server.clock.now = new Date(server.clock.now.getTime() + 60_000);
   t.equal(await dispatcher.tick(), 1);
   text = await scrape();
-  t.equal(valueOf(text, 'dbmon_webhook_delivery_attempts_total{result="failed"}'), 1, 'past the retry window the delivery gives up');
-  t.equal(valueOf(text, 'dbmon_webhook_delivery_attempts_total{result="retrying"}'), 1);
-  t.equal(promtoolClean(text), '');
+  t.equal(seriesValue(text, 'dbmon_webhook_delivery_attempts_total{result="failed"}'), 1, 'past the retry window the delivery gives up');
+  t.equal(seriesValue(text, 'dbmon_webhook_delivery_attempts_total{result="retrying"}'), 1);
+  t.equal(promtoolProblems(text), '');
 });
 
 t.test('collections: ingest lag and the last collection that reached each database', async (t) => {
@@ -130,30 +119,30 @@ t.test('collections: ingest lag and the last collection that reached each databa
   await post('batch-health-0000000001', [makeSnapshot(at(180)), unreachable(120), unreachable(60)]);
 
   let text = await scrape();
-  t.equal(valueOf(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 60, 'the newest sample, reached or not');
-  t.equal(valueOf(text, `dbmon_database_last_success_timestamp_seconds${ordersLabels}`), at(180).getTime() / 1000, 'the newest that reached it');
+  t.equal(seriesValue(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 60, 'the newest sample, reached or not');
+  t.equal(seriesValue(text, `dbmon_database_last_success_timestamp_seconds${ordersLabels}`), at(180).getTime() / 1000, 'the newest that reached it');
   t.notMatch(text, fresh, 'a database without samples has neither');
 
   const active = (await server.request('GET', '/v1/alerts?status=active&per_page=100', { key: tenant.key })).body.data as { id: string; severity: string }[];
   t.ok(active.some(({ severity }) => severity === 'info'), 'the rule fired');
   for (const severity of ['info', 'warning', 'critical']) {
-    t.equal(valueOf(text, `dbmon_alerts_active{severity="${severity}"}`), active.filter((alert) => alert.severity === severity).length, `${severity}, as the API lists them`);
+    t.equal(seriesValue(text, `dbmon_alerts_active{severity="${severity}"}`), active.filter((alert) => alert.severity === severity).length, `${severity}, as the API lists them`);
   }
   const fired = active.find(({ severity }) => severity === 'info');
   t.equal((await server.request('PATCH', `/v1/alerts/${fired!.id}/resolve`, { key: tenant.key, body: {} })).status, 200);
-  t.equal(valueOf(await scrape(), 'dbmon_alerts_active{severity="info"}'), 0, 'a resolved alert is no longer counted');
+  t.equal(seriesValue(await scrape(), 'dbmon_alerts_active{severity="info"}'), 0, 'a resolved alert is no longer counted');
 
   server.clock.now = new Date(now.getTime() + 30_000);
   text = await scrape();
-  t.equal(valueOf(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 90, 'the lag grows while nothing arrives');
+  t.equal(seriesValue(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 90, 'the lag grows while nothing arrives');
 
   await post('batch-health-0000000002', [makeSnapshot(server.clock.now)]);
   text = await scrape();
-  t.equal(valueOf(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 0);
-  t.equal(valueOf(text, `dbmon_database_last_success_timestamp_seconds${ordersLabels}`), server.clock.now.getTime() / 1000);
-  t.equal(promtoolClean(text), '');
+  t.equal(seriesValue(text, `dbmon_database_ingest_lag_seconds${ordersLabels}`), 0);
+  t.equal(seriesValue(text, `dbmon_database_last_success_timestamp_seconds${ordersLabels}`), server.clock.now.getTime() / 1000);
+  t.equal(promtoolProblems(text), '');
 
   const own = (await server.request('GET', `/metrics/databases/${orders}`, { headers: { authorization: `Bearer ${token}` } })).text;
-  t.equal(valueOf(own, 'dbmon_database_last_success_timestamp_seconds'), server.clock.now.getTime() / 1000, "on the database's own target too");
+  t.equal(seriesValue(own, 'dbmon_database_last_success_timestamp_seconds'), server.clock.now.getTime() / 1000, "on the database's own target too");
   t.notMatch(own, /dbmon_alerts_active|dbmon_webhook|dbmon_storage/, "but not the server's own health");
 });
