@@ -371,14 +371,14 @@ SampleBatchSamplesItem = TypedDict("SampleBatchSamplesItem", {"database_id": str
 
 
 _SampleBatchRequired = TypedDict("_SampleBatchRequired", {"batch_id": str, "samples": List[SampleBatchSamplesItem]})
-_SampleBatchOptional = TypedDict("_SampleBatchOptional", {"spool_dropped_total": int}, total=False)
+_SampleBatchOptional = TypedDict("_SampleBatchOptional", {"spool_dropped_total": int, "spool_batches": int, "spool_oldest_batch_age_seconds": float}, total=False)
 
 
 class SampleBatch(_SampleBatchRequired, _SampleBatchOptional):
     pass
 
 
-Agent = TypedDict("Agent", {"id": str, "name": str, "hostname": Optional[str], "version": Optional[str], "spool_dropped_total": int, "last_seen_at": str, "created_at": str})
+Agent = TypedDict("Agent", {"id": str, "name": str, "hostname": Optional[str], "version": Optional[str], "spool_dropped_total": int, "spool_batches": Optional[int], "spool_oldest_batch_at": Optional[str], "last_seen_at": str, "created_at": str})
 
 
 AgentAssignmentsDatabasesItemConnection = TypedDict("AgentAssignmentsDatabasesItemConnection", {"host": str, "port": int, "database": str, "username": str, "password": Optional[str], "ssl": bool})
