@@ -6,11 +6,12 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { servedOpenApiDocument } from './served-openapi.js';
+import generateGo from './generate-go.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each generator: `(document) => Promise<Record<path from the repository root, file content>>`. */
-const generators = [];
+const generators = [generateGo];
 
 const check = process.argv.includes('--check');
 const document = await servedOpenApiDocument();
