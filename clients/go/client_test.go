@@ -2,6 +2,7 @@ package dbmon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -163,5 +164,29 @@ func TestTheIteratorStaysOnTheAPIsOrigin(t *testing.T) {
 	}
 	if databases.Next() || databases.Err() == nil || !strings.Contains(databases.Err().Error(), "elsewhere.example") {
 		t.Fatalf("followed a Link off the origin: %v", databases.Err())
+	}
+}
+
+func TestNullableFieldsAreLeftOutSentAsNullOrSentWithAValue(t *testing.T) {
+	for _, c := range []struct {
+		update DatabaseUpdate
+		json   string
+	}{
+		{DatabaseUpdate{Name: Ptr("a")}, `{"name":"a"}`},
+		{DatabaseUpdate{AgentID: Null[string]()}, `{"agent_id":null}`},
+		{DatabaseUpdate{AgentID: NotNull("agt_1")}, `{"agent_id":"agt_1"}`},
+	} {
+		encoded, err := json.Marshal(c.update)
+		if err != nil || string(encoded) != c.json {
+			t.Errorf("%s, not %s (%v)", encoded, c.json, err)
+		}
+	}
+	var decoded struct{ A, B, C *Nullable[int] }
+	if err := json.Unmarshal([]byte(`{"A":null,"B":3}`), &decoded); err != nil || decoded.A != nil || decoded.B.Value != 3 || decoded.B.Null || decoded.C != nil {
+		t.Fatalf("%+v %v", decoded, err)
+	}
+	var direct Nullable[int]
+	if err := direct.UnmarshalJSON([]byte("null")); err != nil || !direct.Null {
+		t.Fatalf("%+v %v", direct, err)
 	}
 }

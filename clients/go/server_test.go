@@ -169,10 +169,13 @@ func TestMetricsOfTheMonitoredDatabase(t *testing.T) {
 	}
 }
 
-func TestCreateAnAlertRule(t *testing.T) {
-	rule, err := NewClient().CreateAlertRule(context.Background(), &AlertRuleCreate{
+func TestCreateAnAlertRuleThenMakeItWatchEveryDatabase(t *testing.T) {
+	ctx := context.Background()
+	client := NewClient()
+	databaseID := fixtureEnv(t, "DBMON_TEST_DATABASE_ID")
+	rule, err := client.CreateAlertRule(ctx, &AlertRuleCreate{
 		Name:       "Go client: many connections",
-		DatabaseID: Ptr(fixtureEnv(t, "DBMON_TEST_DATABASE_ID")),
+		DatabaseID: NotNull(databaseID),
 		Metric:     "connections.total",
 		Operator:   ">",
 		Threshold:  json.RawMessage("50"),
@@ -181,8 +184,12 @@ func TestCreateAnAlertRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rule.Metric != "connections.total" || string(rule.Threshold) != "50" || rule.Severity != "warning" {
+	if rule.Metric != "connections.total" || string(rule.Threshold) != "50" || rule.Severity != "warning" || rule.DatabaseID == nil || *rule.DatabaseID != databaseID {
 		t.Fatalf("rule %+v", rule)
+	}
+	everyDatabase, err := client.UpdateAlertRule(ctx, rule.ID, &AlertRuleUpdate{DatabaseID: Null[string]()})
+	if err != nil || everyDatabase.DatabaseID != nil || everyDatabase.Name != rule.Name {
+		t.Fatalf("database_id: null gave %+v, %v", everyDatabase, err)
 	}
 }
 

@@ -584,9 +584,9 @@ type IdentityProviderSettings struct {
 	// Write only: required the first time, left out to keep the saved one. Sealed at rest, never returned
 	ClientSecret *string `json:"client_secret,omitempty"`
 	// GitLab only: the instance (default https://gitlab.com)
-	BaseURL *string `json:"base_url,omitempty"`
+	BaseURL *Nullable[string] `json:"base_url,omitempty"`
 	// Microsoft only: the Entra tenant id or domain, or organizations / common / consumers (default organizations)
-	Tenant *string `json:"tenant,omitempty"`
+	Tenant *Nullable[string] `json:"tenant,omitempty"`
 	// Offered on the sign-in page
 	Enabled *bool `json:"enabled,omitempty"`
 }
@@ -741,7 +741,7 @@ type DatabaseCreate struct {
 	Connection DatabaseCreateConnection  `json:"connection"`
 	Monitoring *DatabaseCreateMonitoring `json:"monitoring,omitempty"`
 	// The agent that collects it; null: the server's embedded agent
-	AgentID *string `json:"agent_id,omitempty"`
+	AgentID *Nullable[string] `json:"agent_id,omitempty"`
 }
 
 // DatabaseUpdateConnection is a dbmon API object.
@@ -751,8 +751,8 @@ type DatabaseUpdateConnection struct {
 	Database *string `json:"database,omitempty"`
 	Username *string `json:"username,omitempty"`
 	// null clears the stored password. Absent: the stored one is kept, unless this request changes where or as whom the agent connects (type, host, port, database, username, ssl, agent_id): then it is cleared too
-	Password *string `json:"password,omitempty"`
-	SSL      *bool   `json:"ssl,omitempty"`
+	Password *Nullable[string] `json:"password,omitempty"`
+	SSL      *bool             `json:"ssl,omitempty"`
 }
 
 // DatabaseUpdateMonitoring is a dbmon API object.
@@ -767,7 +767,7 @@ type DatabaseUpdate struct {
 	Type       *string                   `json:"type,omitempty"`
 	Connection *DatabaseUpdateConnection `json:"connection,omitempty"`
 	Monitoring *DatabaseUpdateMonitoring `json:"monitoring,omitempty"`
-	AgentID    *string                   `json:"agent_id,omitempty"`
+	AgentID    *Nullable[string]         `json:"agent_id,omitempty"`
 }
 
 // MetricsSnapshotMetricsConnections is a dbmon API object.
@@ -999,7 +999,7 @@ type AlertRuleList struct {
 type AlertRuleCreate struct {
 	Name string `json:"name"`
 	// The database the rule watches; null: every database of the organization
-	DatabaseID *string `json:"database_id,omitempty"`
+	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
 	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
 	Metric string `json:"metric"`
 	// For `status`: == or != only
@@ -1017,7 +1017,7 @@ type AlertRuleCreate struct {
 type AlertRuleUpdate struct {
 	Name *string `json:"name,omitempty"`
 	// The database the rule watches; null: every database of the organization
-	DatabaseID *string `json:"database_id,omitempty"`
+	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
 	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
 	Metric *string `json:"metric,omitempty"`
 	// For `status`: == or != only

@@ -73,7 +73,8 @@ class GoModels {
       const nullable = [propertySchema.type].flat().includes('null');
       const byValue = type.startsWith('[]') || type.startsWith('map[') || type === 'json.RawMessage';
       const optional = !required.has(property);
-      const goType = !byValue && (optional || nullable) ? `*${type}` : type;
+      // Optional and nullable: nil leaves the field out, Null[T]() sends null (which may mean "clear").
+      const goType = byValue ? type : optional && nullable ? `*Nullable[${type}]` : optional || nullable ? `*${type}` : type;
       return `${comment(propertySchema.description, '\t')}\t${goName(property)} ${goType} \`json:"${property}${optional ? ',omitempty' : ''}"\``;
     });
     this.declarations.push(`${comment(schema.description ?? `${name} is a dbmon API object.`, '')}type ${name} struct {\n${fields.join('\n')}\n}\n`);
