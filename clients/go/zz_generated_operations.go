@@ -12,7 +12,7 @@ import (
 // CreateAPIKey calls POST /v1/api-keys: Create an API key; the value is in the response this once only.
 func (c *Client) CreateAPIKey(ctx context.Context, body *APIKeyCreate) (*CreatedAPIKey, error) {
 	var out CreatedAPIKey
-	if err := c.do(ctx, request{method: "POST", path: "/api-keys", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/api-keys", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -56,13 +56,13 @@ func (c *Client) ListAPIKeysIter(ctx context.Context, params *ListAPIKeysParams)
 
 // RevokeAPIKey calls DELETE /v1/api-keys/{id}: Revoke an API key, and every key made through it.
 func (c *Client) RevokeAPIKey(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/api-keys/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/api-keys/" + url.PathEscape(id)}, nil)
 }
 
 // GetCurrentUser calls GET /v1/user: The caller's own profile (sessions and personal tokens).
 func (c *Client) GetCurrentUser(ctx context.Context) (*CurrentUser, error) {
 	var out CurrentUser
-	if err := c.do(ctx, request{method: "GET", path: "/user", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/user"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -71,7 +71,7 @@ func (c *Client) GetCurrentUser(ctx context.Context) (*CurrentUser, error) {
 // UpdateCurrentUser calls PATCH /v1/user: Change the caller's name or password.
 func (c *Client) UpdateCurrentUser(ctx context.Context, body *ProfileChange) (*CurrentUser, error) {
 	var out CurrentUser
-	if err := c.do(ctx, request{method: "PATCH", path: "/user", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PATCH", path: "/user", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -80,7 +80,7 @@ func (c *Client) UpdateCurrentUser(ctx context.Context, body *ProfileChange) (*C
 // StartTOTPEnrollment calls POST /v1/user/two-factor/totp: Start setting up an authenticator app (TOTP, RFC 6238: 30 s, 6 digits, a 160-bit secret).
 func (c *Client) StartTOTPEnrollment(ctx context.Context) (*TOTPEnrollment, error) {
 	var out TOTPEnrollment
-	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/totp", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/totp"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -89,7 +89,7 @@ func (c *Client) StartTOTPEnrollment(ctx context.Context) (*TOTPEnrollment, erro
 // VerifyTOTPEnrollment calls POST /v1/user/two-factor/totp/verify: Finish setting up the authenticator app with a code it shows; answers 10 recovery codes, shown once.
 func (c *Client) VerifyTOTPEnrollment(ctx context.Context, body *TwoFactorCode) (*RecoveryCodes, error) {
 	var out RecoveryCodes
-	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/totp/verify", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/totp/verify", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -98,7 +98,7 @@ func (c *Client) VerifyTOTPEnrollment(ctx context.Context, body *TwoFactorCode) 
 // CreateRecoveryCodes calls POST /v1/user/two-factor/recovery-codes: A new set of 10 recovery codes, shown once; the previous set stops working.
 func (c *Client) CreateRecoveryCodes(ctx context.Context) (*RecoveryCodes, error) {
 	var out RecoveryCodes
-	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/recovery-codes", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/recovery-codes"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -106,18 +106,18 @@ func (c *Client) CreateRecoveryCodes(ctx context.Context) (*RecoveryCodes, error
 
 // RemoveTwoFactorMethod calls DELETE /v1/user/two-factor/{method}: Remove a second factor; needs the password in the body, whatever the credential.
 func (c *Client) RemoveTwoFactorMethod(ctx context.Context, method string, body *Reauthentication) error {
-	return c.do(ctx, request{method: "DELETE", path: "/user/two-factor/" + url.PathEscape(method), query: nil, body: body, form: false}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/user/two-factor/" + url.PathEscape(method), body: body}, nil)
 }
 
 // ResetUserTwoFactor calls DELETE /v1/users/{id}/two-factor: Take away a user's second factors (they sign in with the password and set one up again); their sessions end.
 func (c *Client) ResetUserTwoFactor(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/users/" + url.PathEscape(id) + "/two-factor", query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/users/" + url.PathEscape(id) + "/two-factor"}, nil)
 }
 
 // StartSMSEnrollment calls POST /v1/user/two-factor/sms: Start setting up SMS codes: sends a 6-digit code (valid 10 minutes) to the number.
 func (c *Client) StartSMSEnrollment(ctx context.Context, body *SMSEnrollment) (*SMSSent, error) {
 	var out SMSSent
-	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/sms", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/sms", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -126,7 +126,7 @@ func (c *Client) StartSMSEnrollment(ctx context.Context, body *SMSEnrollment) (*
 // VerifySMSEnrollment calls POST /v1/user/two-factor/sms/verify: Finish setting up SMS codes with the code sent.
 func (c *Client) VerifySMSEnrollment(ctx context.Context, body *TwoFactorCode) (*SMSConfirmation, error) {
 	var out SMSConfirmation
-	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/sms/verify", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/user/two-factor/sms/verify", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -170,18 +170,18 @@ func (c *Client) ListSessionsIter(ctx context.Context, params *ListSessionsParam
 
 // RevokeSession calls DELETE /v1/sessions/{id}: End one of the caller's sessions (another user's is 404).
 func (c *Client) RevokeSession(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/sessions/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/sessions/" + url.PathEscape(id)}, nil)
 }
 
 // RevokeOtherSessions calls POST /v1/sessions/revoke-others: End every session of the caller but the current one (through a personal token: every session).
 func (c *Client) RevokeOtherSessions(ctx context.Context) error {
-	return c.do(ctx, request{method: "POST", path: "/sessions/revoke-others", query: nil}, nil)
+	return c.do(ctx, request{method: "POST", path: "/sessions/revoke-others"}, nil)
 }
 
 // GetOrganization calls GET /v1/org: The caller's organization.
 func (c *Client) GetOrganization(ctx context.Context) (*Organization, error) {
 	var out Organization
-	if err := c.do(ctx, request{method: "GET", path: "/org", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/org"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -190,7 +190,7 @@ func (c *Client) GetOrganization(ctx context.Context) (*Organization, error) {
 // UpdateOrganization calls PATCH /v1/org: Rename the organization or change its slug.
 func (c *Client) UpdateOrganization(ctx context.Context, body *OrganizationChange) (*Organization, error) {
 	var out Organization
-	if err := c.do(ctx, request{method: "PATCH", path: "/org", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PATCH", path: "/org", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -199,7 +199,7 @@ func (c *Client) UpdateOrganization(ctx context.Context, body *OrganizationChang
 // GetOrganizationSettings calls GET /v1/org/settings: The organization's session, two-factor, network and optimization settings.
 func (c *Client) GetOrganizationSettings(ctx context.Context) (*OrganizationSettings, error) {
 	var out OrganizationSettings
-	if err := c.do(ctx, request{method: "GET", path: "/org/settings", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/org/settings"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -208,7 +208,7 @@ func (c *Client) GetOrganizationSettings(ctx context.Context) (*OrganizationSett
 // UpdateOrganizationSettings calls PATCH /v1/org/settings: Change some of the organization's settings.
 func (c *Client) UpdateOrganizationSettings(ctx context.Context, body *OrganizationSettingsChange) (*OrganizationSettings, error) {
 	var out OrganizationSettings
-	if err := c.do(ctx, request{method: "PATCH", path: "/org/settings", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PATCH", path: "/org/settings", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -253,7 +253,7 @@ func (c *Client) ListUsersIter(ctx context.Context, params *ListUsersParams) *It
 // InviteUser calls POST /v1/users: Invite a user: an invited account and a one-time link to set a name and password.
 func (c *Client) InviteUser(ctx context.Context, body *UserCreate) (*InvitedUser, error) {
 	var out InvitedUser
-	if err := c.do(ctx, request{method: "POST", path: "/users", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/users", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -262,7 +262,7 @@ func (c *Client) InviteUser(ctx context.Context, body *UserCreate) (*InvitedUser
 // GetUser calls GET /v1/users/{id}: One user of the organization.
 func (c *Client) GetUser(ctx context.Context, id string) (*User, error) {
 	var out User
-	if err := c.do(ctx, request{method: "GET", path: "/users/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/users/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -271,7 +271,7 @@ func (c *Client) GetUser(ctx context.Context, id string) (*User, error) {
 // UpdateUser calls PATCH /v1/users/{id}: Change a user's name, role or status.
 func (c *Client) UpdateUser(ctx context.Context, id string, body *UserChange) (*User, error) {
 	var out User
-	if err := c.do(ctx, request{method: "PATCH", path: "/users/" + url.PathEscape(id), query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PATCH", path: "/users/" + url.PathEscape(id), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -279,13 +279,13 @@ func (c *Client) UpdateUser(ctx context.Context, id string, body *UserChange) (*
 
 // DeleteUser calls DELETE /v1/users/{id}: Remove a user, with their sessions, personal tokens (and keys made through them) and links.
 func (c *Client) DeleteUser(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/users/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/users/" + url.PathEscape(id)}, nil)
 }
 
 // RenewInvitation calls POST /v1/users/{id}/invitation: A new invitation link for a user who has not accepted yet; the previous link stops working.
 func (c *Client) RenewInvitation(ctx context.Context, id string) (*InvitationLink, error) {
 	var out InvitationLink
-	if err := c.do(ctx, request{method: "POST", path: "/users/" + url.PathEscape(id) + "/invitation", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/users/" + url.PathEscape(id) + "/invitation"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -294,7 +294,7 @@ func (c *Client) RenewInvitation(ctx context.Context, id string) (*InvitationLin
 // CreateOAuthApplication calls POST /v1/oauth/applications: Register an OAuth application; a confidential one gets its client_secret in this answer only.
 func (c *Client) CreateOAuthApplication(ctx context.Context, body *OAuthApplicationCreate) (*CreatedOAuthApplication, error) {
 	var out CreatedOAuthApplication
-	if err := c.do(ctx, request{method: "POST", path: "/oauth/applications", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/oauth/applications", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -339,7 +339,7 @@ func (c *Client) ListOAuthApplicationsIter(ctx context.Context, params *ListOAut
 // GetOAuthApplication calls GET /v1/oauth/applications/{id}: One OAuth application.
 func (c *Client) GetOAuthApplication(ctx context.Context, id string) (*OAuthApplication, error) {
 	var out OAuthApplication
-	if err := c.do(ctx, request{method: "GET", path: "/oauth/applications/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/oauth/applications/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -347,13 +347,13 @@ func (c *Client) GetOAuthApplication(ctx context.Context, id string) (*OAuthAppl
 
 // DeleteOAuthApplication calls DELETE /v1/oauth/applications/{id}: Delete an OAuth application: every user's authorization of it and every token it holds end at once.
 func (c *Client) DeleteOAuthApplication(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/oauth/applications/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/oauth/applications/" + url.PathEscape(id)}, nil)
 }
 
 // OAuthToken calls POST /v1/oauth/token: The OAuth 2.0 token endpoint: authorization_code (with PKCE) and refresh_token grants.
 func (c *Client) OAuthToken(ctx context.Context, body *OAuthTokenRequest) (*OAuthTokenResponse, error) {
 	var out OAuthTokenResponse
-	if err := c.do(ctx, request{method: "POST", path: "/oauth/token", query: nil, body: body, form: true}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/oauth/token", body: body, form: true}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -361,7 +361,7 @@ func (c *Client) OAuthToken(ctx context.Context, body *OAuthTokenRequest) (*OAut
 
 // OAuthRevoke calls POST /v1/oauth/revoke: RFC 7009 token revocation: a refresh token revokes its whole family.
 func (c *Client) OAuthRevoke(ctx context.Context, body *OAuthRevocationRequest) error {
-	return c.do(ctx, request{method: "POST", path: "/oauth/revoke", query: nil, body: body, form: true}, nil)
+	return c.do(ctx, request{method: "POST", path: "/oauth/revoke", body: body, form: true}, nil)
 }
 
 // ListUserAuthorizationsParams are the query parameters of ListUserAuthorizations; zero values are left out.
@@ -402,13 +402,13 @@ func (c *Client) ListUserAuthorizationsIter(ctx context.Context, params *ListUse
 
 // RevokeUserAuthorization calls DELETE /v1/user/authorizations/{id}: Withdraw an application's authorization: its tokens stop working at once.
 func (c *Client) RevokeUserAuthorization(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/user/authorizations/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/user/authorizations/" + url.PathEscape(id)}, nil)
 }
 
 // GetSAMLSettings calls GET /v1/org/saml: The organization's SAML 2.0 single sign-on settings, with the addresses to give the identity provider.
 func (c *Client) GetSAMLSettings(ctx context.Context) (*SAMLSettings, error) {
 	var out SAMLSettings
-	if err := c.do(ctx, request{method: "GET", path: "/org/saml", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/org/saml"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -417,7 +417,7 @@ func (c *Client) GetSAMLSettings(ctx context.Context) (*SAMLSettings, error) {
 // ReplaceSAMLSettings calls PUT /v1/org/saml: Replace the organization's SAML settings.
 func (c *Client) ReplaceSAMLSettings(ctx context.Context, body *SAMLSettingsChange) (*SAMLSettings, error) {
 	var out SAMLSettings
-	if err := c.do(ctx, request{method: "PUT", path: "/org/saml", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PUT", path: "/org/saml", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -426,7 +426,7 @@ func (c *Client) ReplaceSAMLSettings(ctx context.Context, body *SAMLSettingsChan
 // TestSAMLSettings calls POST /v1/org/saml/test: Start a test round trip of the saved SAML configuration.
 func (c *Client) TestSAMLSettings(ctx context.Context) (*SAMLTestStarted, error) {
 	var out SAMLTestStarted
-	if err := c.do(ctx, request{method: "POST", path: "/org/saml/test", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/org/saml/test"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -435,7 +435,7 @@ func (c *Client) TestSAMLSettings(ctx context.Context) (*SAMLTestStarted, error)
 // ListIdentityProviders calls GET /v1/org/identity-providers: The sign-in providers the organization set up (GitHub, Google, Microsoft, GitLab).
 func (c *Client) ListIdentityProviders(ctx context.Context) (*IdentityProviderList, error) {
 	var out IdentityProviderList
-	if err := c.do(ctx, request{method: "GET", path: "/org/identity-providers", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/org/identity-providers"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -444,7 +444,7 @@ func (c *Client) ListIdentityProviders(ctx context.Context) (*IdentityProviderLi
 // SaveIdentityProvider calls PUT /v1/org/identity-providers/{provider}: Set up or change a sign-in provider.
 func (c *Client) SaveIdentityProvider(ctx context.Context, provider string, body *IdentityProviderSettings) (*IdentityProvider, error) {
 	var out IdentityProvider
-	if err := c.do(ctx, request{method: "PUT", path: "/org/identity-providers/" + url.PathEscape(provider), query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PUT", path: "/org/identity-providers/" + url.PathEscape(provider), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -452,13 +452,13 @@ func (c *Client) SaveIdentityProvider(ctx context.Context, provider string, body
 
 // DeleteIdentityProvider calls DELETE /v1/org/identity-providers/{provider}: Remove a sign-in provider: nobody signs in with it any more (linked identities stay, for when it comes back).
 func (c *Client) DeleteIdentityProvider(ctx context.Context, provider string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/org/identity-providers/" + url.PathEscape(provider), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/org/identity-providers/" + url.PathEscape(provider)}, nil)
 }
 
 // TestIdentityProvider calls POST /v1/org/identity-providers/{provider}/test: Check the saved settings against the provider: reachable, and the client id and secret accepted.
 func (c *Client) TestIdentityProvider(ctx context.Context, provider string) (*IdentityProviderTest, error) {
 	var out IdentityProviderTest
-	if err := c.do(ctx, request{method: "POST", path: "/org/identity-providers/" + url.PathEscape(provider) + "/test", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/org/identity-providers/" + url.PathEscape(provider) + "/test"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -502,7 +502,7 @@ func (c *Client) ListUserIdentitiesIter(ctx context.Context, params *ListUserIde
 
 // UnlinkUserIdentity calls DELETE /v1/user/identities/{id}: Unlink a provider account; refused (409 last_sign_in_method) when it is the last way to sign in.
 func (c *Client) UnlinkUserIdentity(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/user/identities/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/user/identities/" + url.PathEscape(id)}, nil)
 }
 
 // ListAuditLogParams are the query parameters of ListAuditLog; zero values are left out.
@@ -608,7 +608,7 @@ func (c *Client) ListDatabasesIter(ctx context.Context, params *ListDatabasesPar
 // CreateDatabase calls POST /v1/databases: Register a database to monitor.
 func (c *Client) CreateDatabase(ctx context.Context, body *DatabaseCreate) (*Database, error) {
 	var out Database
-	if err := c.do(ctx, request{method: "POST", path: "/databases", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/databases", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -617,7 +617,7 @@ func (c *Client) CreateDatabase(ctx context.Context, body *DatabaseCreate) (*Dat
 // GetDatabase calls GET /v1/databases/{id}: Read a database.
 func (c *Client) GetDatabase(ctx context.Context, id string) (*Database, error) {
 	var out Database
-	if err := c.do(ctx, request{method: "GET", path: "/databases/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/databases/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -626,7 +626,7 @@ func (c *Client) GetDatabase(ctx context.Context, id string) (*Database, error) 
 // UpdateDatabase calls PUT /v1/databases/{id}: Update a database; given fields are merged, a null password clears it.
 func (c *Client) UpdateDatabase(ctx context.Context, id string, body *DatabaseUpdate) (*Database, error) {
 	var out Database
-	if err := c.do(ctx, request{method: "PUT", path: "/databases/" + url.PathEscape(id), query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PUT", path: "/databases/" + url.PathEscape(id), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -634,7 +634,7 @@ func (c *Client) UpdateDatabase(ctx context.Context, id string, body *DatabaseUp
 
 // DeleteDatabase calls DELETE /v1/databases/{id}: Remove a database with all its samples, queries, alerts and optimizations.
 func (c *Client) DeleteDatabase(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/databases/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/databases/" + url.PathEscape(id)}, nil)
 }
 
 // GetCurrentMetricsParams are the query parameters of GetCurrentMetrics; zero values are left out.
@@ -709,7 +709,7 @@ func (c *Client) GetMetricsHistory(ctx context.Context, id string, params *GetMe
 // IngestSamples calls POST /v1/agent/samples: Store a batch of snapshots; a retried batch id is stored once.
 func (c *Client) IngestSamples(ctx context.Context, body *SampleBatch) (*IngestResult, error) {
 	var out IngestResult
-	if err := c.do(ctx, request{method: "POST", path: "/agent/samples", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/agent/samples", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -754,7 +754,7 @@ func (c *Client) ListAgentsIter(ctx context.Context, params *ListAgentsParams) *
 // GetAgentAssignments calls GET /v1/agent/assignments: The databases this agent collects, with decrypted connection settings (agent keys only).
 func (c *Client) GetAgentAssignments(ctx context.Context) (*AgentAssignments, error) {
 	var out AgentAssignments
-	if err := c.do(ctx, request{method: "GET", path: "/agent/assignments", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/agent/assignments"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -804,7 +804,7 @@ func (c *Client) ListAlertRulesIter(ctx context.Context, params *ListAlertRulesP
 // CreateAlertRule calls POST /v1/alerts/rules: Create an alert rule.
 func (c *Client) CreateAlertRule(ctx context.Context, body *AlertRuleCreate) (*AlertRule, error) {
 	var out AlertRule
-	if err := c.do(ctx, request{method: "POST", path: "/alerts/rules", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/alerts/rules", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -813,7 +813,7 @@ func (c *Client) CreateAlertRule(ctx context.Context, body *AlertRuleCreate) (*A
 // GetAlertRule calls GET /v1/alerts/rules/{id}: Read an alert rule.
 func (c *Client) GetAlertRule(ctx context.Context, id string) (*AlertRule, error) {
 	var out AlertRule
-	if err := c.do(ctx, request{method: "GET", path: "/alerts/rules/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/alerts/rules/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -822,7 +822,7 @@ func (c *Client) GetAlertRule(ctx context.Context, id string) (*AlertRule, error
 // UpdateAlertRule calls PUT /v1/alerts/rules/{id}: Update an alert rule; given fields are merged.
 func (c *Client) UpdateAlertRule(ctx context.Context, id string, body *AlertRuleUpdate) (*AlertRule, error) {
 	var out AlertRule
-	if err := c.do(ctx, request{method: "PUT", path: "/alerts/rules/" + url.PathEscape(id), query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PUT", path: "/alerts/rules/" + url.PathEscape(id), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -830,7 +830,7 @@ func (c *Client) UpdateAlertRule(ctx context.Context, id string, body *AlertRule
 
 // DeleteAlertRule calls DELETE /v1/alerts/rules/{id}: Delete an alert rule; its active alerts resolve and stay in the history.
 func (c *Client) DeleteAlertRule(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/alerts/rules/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/alerts/rules/" + url.PathEscape(id)}, nil)
 }
 
 // ListAlertsParams are the query parameters of ListAlerts; zero values are left out.
@@ -885,7 +885,7 @@ func (c *Client) ListAlertsIter(ctx context.Context, params *ListAlertsParams) *
 // GetAlert calls GET /v1/alerts/{id}: Read an alert.
 func (c *Client) GetAlert(ctx context.Context, id string) (*Alert, error) {
 	var out Alert
-	if err := c.do(ctx, request{method: "GET", path: "/alerts/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/alerts/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -894,7 +894,7 @@ func (c *Client) GetAlert(ctx context.Context, id string) (*Alert, error) {
 // ResolveAlert calls PATCH /v1/alerts/{id}/resolve: Resolve an alert by hand, with an optional note.
 func (c *Client) ResolveAlert(ctx context.Context, id string, body *AlertResolve) (*Alert, error) {
 	var out Alert
-	if err := c.do(ctx, request{method: "PATCH", path: "/alerts/" + url.PathEscape(id) + "/resolve", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PATCH", path: "/alerts/" + url.PathEscape(id) + "/resolve", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -939,7 +939,7 @@ func (c *Client) ListWebhooksIter(ctx context.Context, params *ListWebhooksParam
 // CreateWebhook calls POST /v1/webhooks: Register a webhook endpoint; the answer carries its signing secret, shown this once only.
 func (c *Client) CreateWebhook(ctx context.Context, body *WebhookCreate) (*WebhookWithSecret, error) {
 	var out WebhookWithSecret
-	if err := c.do(ctx, request{method: "POST", path: "/webhooks", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/webhooks", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -948,7 +948,7 @@ func (c *Client) CreateWebhook(ctx context.Context, body *WebhookCreate) (*Webho
 // GetWebhook calls GET /v1/webhooks/{id}: Read a webhook endpoint (never its secret).
 func (c *Client) GetWebhook(ctx context.Context, id string) (*Webhook, error) {
 	var out Webhook
-	if err := c.do(ctx, request{method: "GET", path: "/webhooks/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/webhooks/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -957,7 +957,7 @@ func (c *Client) GetWebhook(ctx context.Context, id string) (*Webhook, error) {
 // UpdateWebhook calls PUT /v1/webhooks/{id}: Update a webhook endpoint; given fields are merged, enabling it clears disabled_reason.
 func (c *Client) UpdateWebhook(ctx context.Context, id string, body *WebhookUpdate) (*Webhook, error) {
 	var out Webhook
-	if err := c.do(ctx, request{method: "PUT", path: "/webhooks/" + url.PathEscape(id), query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "PUT", path: "/webhooks/" + url.PathEscape(id), body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -965,13 +965,13 @@ func (c *Client) UpdateWebhook(ctx context.Context, id string, body *WebhookUpda
 
 // DeleteWebhook calls DELETE /v1/webhooks/{id}: Remove a webhook endpoint with its pending and past deliveries.
 func (c *Client) DeleteWebhook(ctx context.Context, id string) error {
-	return c.do(ctx, request{method: "DELETE", path: "/webhooks/" + url.PathEscape(id), query: nil}, nil)
+	return c.do(ctx, request{method: "DELETE", path: "/webhooks/" + url.PathEscape(id)}, nil)
 }
 
 // TestWebhook calls POST /v1/webhooks/{id}/test: Queue a webhook.test event for this endpoint alone; it is signed, delivered and retried like any event.
 func (c *Client) TestWebhook(ctx context.Context, id string) (*WebhookDelivery, error) {
 	var out WebhookDelivery
-	if err := c.do(ctx, request{method: "POST", path: "/webhooks/" + url.PathEscape(id) + "/test", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/webhooks/" + url.PathEscape(id) + "/test"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1055,7 +1055,7 @@ func (c *Client) ListSlowQueries(ctx context.Context, id string, params *ListSlo
 // RequestOptimization calls POST /v1/databases/{id}/optimize: Request an optimization for a database, optionally for one statement; the agent that monitors it analyzes.
 func (c *Client) RequestOptimization(ctx context.Context, id string, body *OptimizationRequest) (*Optimization, error) {
 	var out Optimization
-	if err := c.do(ctx, request{method: "POST", path: "/databases/" + url.PathEscape(id) + "/optimize", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/databases/" + url.PathEscape(id) + "/optimize", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1108,7 +1108,7 @@ func (c *Client) ListOptimizationsIter(ctx context.Context, params *ListOptimiza
 // GetOptimization calls GET /v1/optimizations/{id}: Read an optimization.
 func (c *Client) GetOptimization(ctx context.Context, id string) (*Optimization, error) {
 	var out Optimization
-	if err := c.do(ctx, request{method: "GET", path: "/optimizations/" + url.PathEscape(id), query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/optimizations/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1117,7 +1117,7 @@ func (c *Client) GetOptimization(ctx context.Context, id string) (*Optimization,
 // ApplyOptimization calls POST /v1/optimizations/{id}/apply: Apply a ready optimization on the agent that monitors the database, without blocking writes.
 func (c *Client) ApplyOptimization(ctx context.Context, id string) (*Optimization, error) {
 	var out Optimization
-	if err := c.do(ctx, request{method: "POST", path: "/optimizations/" + url.PathEscape(id) + "/apply", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/optimizations/" + url.PathEscape(id) + "/apply"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1126,7 +1126,7 @@ func (c *Client) ApplyOptimization(ctx context.Context, id string) (*Optimizatio
 // DismissOptimization calls POST /v1/optimizations/{id}/dismiss: Dismiss a ready optimization: it stays listed, with status dismissed, and can no longer be applied.
 func (c *Client) DismissOptimization(ctx context.Context, id string) (*Optimization, error) {
 	var out Optimization
-	if err := c.do(ctx, request{method: "POST", path: "/optimizations/" + url.PathEscape(id) + "/dismiss", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/optimizations/" + url.PathEscape(id) + "/dismiss"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1135,7 +1135,7 @@ func (c *Client) DismissOptimization(ctx context.Context, id string) (*Optimizat
 // LeaseAgentJobs calls GET /v1/agent/jobs: Lease the optimization jobs (analyze, apply) of the databases this agent monitors, with their connections (agent keys only).
 func (c *Client) LeaseAgentJobs(ctx context.Context) (*AgentJobList, error) {
 	var out AgentJobList
-	if err := c.do(ctx, request{method: "GET", path: "/agent/jobs", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/agent/jobs"}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1144,7 +1144,7 @@ func (c *Client) LeaseAgentJobs(ctx context.Context) (*AgentJobList, error) {
 // ReportAgentJobResult calls POST /v1/agent/jobs/{id}/result: Report the result of a leased job; a repeated report is acknowledged and changes nothing.
 func (c *Client) ReportAgentJobResult(ctx context.Context, id string, body json.RawMessage) (*AgentJobReceipt, error) {
 	var out AgentJobReceipt
-	if err := c.do(ctx, request{method: "POST", path: "/agent/jobs/" + url.PathEscape(id) + "/result", query: nil, body: body, form: false}, &out); err != nil {
+	if err := c.do(ctx, request{method: "POST", path: "/agent/jobs/" + url.PathEscape(id) + "/result", body: body}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -1153,7 +1153,7 @@ func (c *Client) ReportAgentJobResult(ctx context.Context, id string, body json.
 // OpenAPIDocument calls GET /v1/openapi.json: This OpenAPI 3.1 document.
 func (c *Client) OpenAPIDocument(ctx context.Context) (map[string]json.RawMessage, error) {
 	var out map[string]json.RawMessage
-	if err := c.do(ctx, request{method: "GET", path: "/openapi.json", query: nil}, &out); err != nil {
+	if err := c.do(ctx, request{method: "GET", path: "/openapi.json"}, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

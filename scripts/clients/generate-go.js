@@ -91,7 +91,7 @@ function goOperation(models, path, method, operation) {
   const result = responseType(models, operation, name);
   const declarations = [];
   const args = ['ctx context.Context', ...pathParameters.map((parameter) => `${goArgument(parameter.name)} string`)];
-  let query = 'nil';
+  let query;
   if (queryParameters.length > 0) {
     declarations.push(paramsStruct(name, queryParameters));
     args.push(`params *${name}Params`);
@@ -99,7 +99,7 @@ function goOperation(models, path, method, operation) {
   }
   if (body) args.push(`body ${body.type}`);
   const goPath = `"${path.slice('/v1'.length).replace(/\{(\w+)\}/g, (_, parameter) => `" + url.PathEscape(${goArgument(parameter)}) + "`)}"`.replace(/ \+ ""$/, '');
-  const call = `request{method: "${method}", path: ${goPath}, query: ${query}${body ? `, body: body, form: ${body.form}` : ''}}`;
+  const call = `request{method: "${method}", path: ${goPath}${query ? `, query: ${query}` : ''}${body ? `, body: body${body.form ? ', form: true' : ''}` : ''}}`;
   const doc = `// ${name} calls ${method} ${path}${operation.summary ? `: ${oneLine(operation.summary)}` : ''}.\n`;
   if (!result) {
     declarations.push(`${doc}func (c *Client) ${name}(${args.join(', ')}) error {\n\treturn c.do(ctx, ${call}, nil)\n}\n`);

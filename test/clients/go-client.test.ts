@@ -21,7 +21,7 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.once('error', reject);
+    child.once('error', (error) => reject(new Error(`${command}: ${error.message} (scripts/setup-services.sh installs golang-go)`)));
     child.once('close', (code) => resolve({ code, output }));
   });
 }
@@ -35,7 +35,6 @@ t.test('the Go client: generated from the served document, vetted, gofmt-clean, 
     GOCACHE: join(home, 'cache'),
     GOPATH: join(home, 'gopath'),
     GOPROXY: 'off',
-    GOFLAGS: '',
     ...fixture,
   };
 
