@@ -190,3 +190,52 @@ func TestNullableFieldsAreLeftOutSentAsNullOrSentWithAValue(t *testing.T) {
 		t.Fatalf("%+v %v", direct, err)
 	}
 }
+
+func TestEachContractErrorTypeHasItsGoType(t *testing.T) {
+	answer := func(status int, errorType string) *http.Response {
+		header := http.Header{"X-Request-Id": {"req_1"}, "Retry-After": {"7"}}
+		body := `{"error":{"type":"` + errorType + `","message":"m","param":"p","code":"c"}}`
+		return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(strings.NewReader(body))}
+	}
+	for _, c := range []struct {
+		status    int
+		errorType string
+		target    interface{}
+	}{
+		{401, "authentication_error", new(*AuthenticationError)},
+		{403, "permission_error", new(*PermissionDeniedError)},
+		{404, "not_found", new(*NotFoundError)},
+		{409, "conflict", new(*ConflictError)},
+		{400, "invalid_request", new(*InvalidRequestError)},
+		{429, "rate_limit_exceeded", new(*RateLimitError)},
+		{500, "api_error", new(*APIError)},
+		{418, "a_type_added_later", new(*APIError)},
+	} {
+		err := errorFromResponse(answer(c.status, c.errorType))
+		details := err.Details()
+		if !errors.As(err, c.target) || details.Type != c.errorType || details.StatusCode != c.status || details.Message != "m" || details.Param != "p" || details.Code != "c" || details.RequestID != "req_1" {
+			t.Errorf("%s: %#v", c.errorType, err)
+		}
+	}
+	var rateLimited *RateLimitError
+	if !errors.As(errorFromResponse(answer(429, "rate_limit_exceeded")), &rateLimited) || rateLimited.RetryAfter != 7*time.Second {
+		t.Fatalf("Retry-After: %#v", rateLimited)
+	}
+}
+
+func TestCancellingTheContextStopsTheWait(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(429)
+		_, _ = io.WriteString(w, `{"error":{"type":"rate_limit_exceeded","message":"slow down"}}`)
+	}))
+	defer server.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	started := time.Now()
+	_, err := NewClient(WithBaseURL(server.URL)).GetCurrentUser(ctx)
+	var rateLimited *RateLimitError
+	if !errors.As(err, &rateLimited) || time.Since(started) > 5*time.Second {
+		t.Fatalf("%v after %v", err, time.Since(started))
+	}
+}
