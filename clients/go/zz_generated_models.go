@@ -11,10 +11,12 @@ type HealthStatus struct {
 
 // ErrorBodyError is a dbmon API object.
 type ErrorBodyError struct {
+	// One of: invalid_request, authentication_error, permission_error, not_found, conflict, rate_limit_exceeded, api_error.
 	Type    string  `json:"type"`
 	Message string  `json:"message"`
 	Param   *string `json:"param,omitempty"`
-	Code    *string `json:"code,omitempty"`
+	// One of: missing_required_parameter, invalid_parameter, unknown_parameter, invalid_json, unsupported_content_type, body_too_large, malformed_request, headers_too_large, request_timeout, method_not_allowed, missing_api_key, malformed_api_key, invalid_api_key, expired_api_key, revoked_api_key, invalid_access_token, expired_access_token, revoked_access_token, invalid_session, session_expired, invalid_credentials, insufficient_permission, credential_not_accepted, csrf_token_invalid, plan_required, would_lock_out, password_too_common, ip_not_allowed, resource_missing, already_exists, already_revoked, limit_reached, last_owner, not_invited, already_resolved, webhook_disabled, already_applied, not_ready, nothing_to_apply, optimization_failed, optimization_dismissed, already_dismissed, not_dismissable, auto_apply_not_allowed, connection_changed, rate_limited, storage_unavailable, invalid_metrics_token, invalid_code, already_enabled, no_enrollment, two_factor_not_enabled, reauthentication_required, two_factor_required, sms_not_configured, sms_not_sent, saml_test_required, single_sign_on_required, last_sign_in_method.
+	Code *string `json:"code,omitempty"`
 	// On 429: Unix seconds when the window resets
 	RetryAfter *int64 `json:"retry_after,omitempty"`
 }
@@ -44,9 +46,11 @@ type ScrapeTargetGroup struct {
 
 // CreatedAPIKey is a dbmon API object.
 type CreatedAPIKey struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	Kind           string   `json:"kind"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// One of: personal, service_account.
+	Kind string `json:"kind"`
+	// One of: read, write.
 	Permission     string   `json:"permission"`
 	Scopes         []string `json:"scopes"`
 	Prefix         string   `json:"prefix"`
@@ -65,7 +69,8 @@ type CreatedAPIKey struct {
 
 // APIKeyCreate is a dbmon API object.
 type APIKeyCreate struct {
-	Name       string `json:"name"`
+	Name string `json:"name"`
+	// One of: read, write.
 	Permission string `json:"permission"`
 	// Default: the calling key's scopes except `agent` and `api_keys`: a key that may make, list or revoke keys must ask for `api_keys`. Never wider than the calling key's scopes.
 	Scopes []string `json:"scopes,omitempty"`
@@ -77,9 +82,11 @@ type APIKeyCreate struct {
 
 // APIKey is a dbmon API object.
 type APIKey struct {
-	ID             string   `json:"id"`
-	Name           string   `json:"name"`
-	Kind           string   `json:"kind"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// One of: personal, service_account.
+	Kind string `json:"kind"`
+	// One of: read, write.
 	Permission     string   `json:"permission"`
 	Scopes         []string `json:"scopes"`
 	Prefix         string   `json:"prefix"`
@@ -109,10 +116,12 @@ type APIKeyList struct {
 
 // CurrentUser is a dbmon API object.
 type CurrentUser struct {
-	ID               string  `json:"id"`
-	Email            string  `json:"email"`
-	Name             string  `json:"name"`
-	Role             string  `json:"role"`
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// One of: owner, admin, member, viewer.
+	Role string `json:"role"`
+	// One of: invited, active, disabled.
 	Status           string  `json:"status"`
 	TwoFactorEnabled bool    `json:"two_factor_enabled"`
 	CreatedAt        string  `json:"created_at"`
@@ -179,7 +188,7 @@ type SMSConfirmation struct {
 
 // Where the address is, from the `geoip.database` MaxMind database; null without one, or when it does not know the address
 type SessionLocation struct {
-	// loopback and private addresses (RFC 1918, shared, link-local, unique-local) have no place
+	// loopback and private addresses (RFC 1918, shared, link-local, unique-local) have no place One of: loopback, private, public.
 	Network string `json:"network"`
 	// ISO 3166-1 alpha-2
 	CountryCode *string `json:"country_code"`
@@ -213,9 +222,10 @@ type Session struct {
 
 // Organization is a dbmon API object.
 type Organization struct {
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	Slug      string `json:"slug"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Slug string `json:"slug"`
+	// One of: free, pro, enterprise.
 	Plan      string `json:"plan"`
 	CreatedAt string `json:"created_at"`
 }
@@ -265,10 +275,12 @@ type OrganizationSettingsChange struct {
 
 // User is a dbmon API object.
 type User struct {
-	ID               string  `json:"id"`
-	Email            string  `json:"email"`
-	Name             string  `json:"name"`
-	Role             string  `json:"role"`
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// One of: owner, admin, member, viewer.
+	Role string `json:"role"`
+	// One of: invited, active, disabled.
 	Status           string  `json:"status"`
 	TwoFactorEnabled bool    `json:"two_factor_enabled"`
 	CreatedAt        string  `json:"created_at"`
@@ -299,10 +311,12 @@ type InvitationLink struct {
 
 // InvitedUser is a dbmon API object.
 type InvitedUser struct {
-	ID               string         `json:"id"`
-	Email            string         `json:"email"`
-	Name             string         `json:"name"`
-	Role             string         `json:"role"`
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	// One of: owner, admin, member, viewer.
+	Role string `json:"role"`
+	// One of: invited, active, disabled.
 	Status           string         `json:"status"`
 	TwoFactorEnabled bool           `json:"two_factor_enabled"`
 	CreatedAt        string         `json:"created_at"`
@@ -315,16 +329,16 @@ type UserCreate struct {
 	Email string `json:"email"`
 	// Default: the part of the email before @; the invitee chooses their own when accepting
 	Name *string `json:"name,omitempty"`
-	// Only owners may invite owners
+	// Only owners may invite owners One of: owner, admin, member, viewer.
 	Role *string `json:"role,omitempty"`
 }
 
 // UserChange is a dbmon API object.
 type UserChange struct {
 	Name *string `json:"name,omitempty"`
-	// Only owners may make or change owners; the last active owner keeps the role
+	// Only owners may make or change owners; the last active owner keeps the role One of: owner, admin, member, viewer.
 	Role *string `json:"role,omitempty"`
-	// `disabled` ends the sessions, revokes the personal tokens and cancels pending links; `active` gives a disabled user back the account (invited again when they never set a password)
+	// `disabled` ends the sessions, revokes the personal tokens and cancels pending links; `active` gives a disabled user back the account (invited again when they never set a password) One of: active, disabled.
 	Status *string `json:"status,omitempty"`
 }
 
@@ -383,7 +397,8 @@ type OAuthApplicationList struct {
 type OAuthTokenResponse struct {
 	// dbm_oat_...: `Authorization: Bearer` on /v1
 	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
+	// One of: Bearer.
+	TokenType string `json:"token_type"`
 	// Seconds: 3600
 	ExpiresIn int64 `json:"expires_in"`
 	// dbm_ort_...: valid 30 days, used once
@@ -394,12 +409,14 @@ type OAuthTokenResponse struct {
 
 // RFC 6749 §5.2: the token and revocation endpoints answer errors in this form, not the Error envelope
 type OAuthError struct {
+	// One of: invalid_request, invalid_client, invalid_grant, unauthorized_client, unsupported_grant_type, invalid_scope, unsupported_token_type.
 	Error            string  `json:"error"`
 	ErrorDescription *string `json:"error_description,omitempty"`
 }
 
 // OAuthTokenRequest is a dbmon API object.
 type OAuthTokenRequest struct {
+	// One of: authorization_code, refresh_token.
 	GrantType string `json:"grant_type"`
 	// authorization_code: the code from the redirect
 	Code *string `json:"code,omitempty"`
@@ -419,7 +436,8 @@ type OAuthTokenRequest struct {
 
 // OAuthRevocationRequest is a dbmon API object.
 type OAuthRevocationRequest struct {
-	Token         string  `json:"token"`
+	Token string `json:"token"`
+	// One of: access_token, refresh_token.
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`
 	ClientID      *string `json:"client_id,omitempty"`
 	ClientSecret  *string `json:"client_secret,omitempty"`
@@ -490,9 +508,10 @@ type SAMLRoleValues struct {
 
 // Read only: the certificate read (expiry, key type and size, SHA-256 fingerprint); null until one is saved
 type SAMLSettingsCertificate struct {
-	Subject           string `json:"subject"`
-	NotBefore         string `json:"not_before"`
-	NotAfter          string `json:"not_after"`
+	Subject   string `json:"subject"`
+	NotBefore string `json:"not_before"`
+	NotAfter  string `json:"not_after"`
+	// One of: rsa, ec.
 	KeyType           string `json:"key_type"`
 	KeySize           int64  `json:"key_size"`
 	FingerprintSha256 string `json:"fingerprint_sha256"`
@@ -500,15 +519,16 @@ type SAMLSettingsCertificate struct {
 
 // SAMLSettings is a dbmon API object.
 type SAMLSettings struct {
-	Enabled           bool                 `json:"enabled"`
-	IDPSSOURL         string               `json:"idp_sso_url"`
-	IDPEntityID       string               `json:"idp_entity_id"`
-	IDPCertificate    string               `json:"idp_certificate"`
-	AttributeMapping  SAMLAttributeMapping `json:"attribute_mapping"`
-	RoleValues        SAMLRoleValues       `json:"role_values"`
-	DefaultRole       string               `json:"default_role"`
-	JitProvisioning   bool                 `json:"jit_provisioning"`
-	AllowIDPInitiated bool                 `json:"allow_idp_initiated"`
+	Enabled          bool                 `json:"enabled"`
+	IDPSSOURL        string               `json:"idp_sso_url"`
+	IDPEntityID      string               `json:"idp_entity_id"`
+	IDPCertificate   string               `json:"idp_certificate"`
+	AttributeMapping SAMLAttributeMapping `json:"attribute_mapping"`
+	RoleValues       SAMLRoleValues       `json:"role_values"`
+	// One of: owner, admin, member, viewer.
+	DefaultRole       string `json:"default_role"`
+	JitProvisioning   bool   `json:"jit_provisioning"`
+	AllowIDPInitiated bool   `json:"allow_idp_initiated"`
 	// The identity provider's sign-in stands for both factors; false sends users with a second factor on to it
 	SSOSatisfiesTwoFactor bool `json:"sso_satisfies_two_factor"`
 	// {org_url}: our entity id, to give the identity provider
@@ -539,7 +559,8 @@ type SAMLSettingsChange struct {
 	IDPCertificate   string                `json:"idp_certificate"`
 	AttributeMapping *SAMLAttributeMapping `json:"attribute_mapping,omitempty"`
 	RoleValues       *SAMLRoleValues       `json:"role_values,omitempty"`
-	DefaultRole      *string               `json:"default_role,omitempty"`
+	// One of: owner, admin, member, viewer.
+	DefaultRole *string `json:"default_role,omitempty"`
 	// Create an account at the first SAML sign-in of an unknown email
 	JitProvisioning *bool `json:"jit_provisioning,omitempty"`
 	// Accept responses that answer no request of ours (no InResponseTo)
@@ -556,9 +577,10 @@ type SAMLTestStarted struct {
 
 // IdentityProvider is a dbmon API object.
 type IdentityProvider struct {
+	// One of: github, google, microsoft, gitlab.
 	Provider string `json:"provider"`
 	ClientID string `json:"client_id"`
-	// Always true, a secret is saved; the secret itself is never returned
+	// Always true, a secret is saved; the secret itself is never returned One of: true.
 	ClientSecretSet bool `json:"client_secret_set"`
 	// GitLab: the instance; null for the others
 	BaseURL *string `json:"base_url"`
@@ -602,7 +624,8 @@ type IdentityProviderTest struct {
 // UserIdentity is a dbmon API object.
 type UserIdentity struct {
 	// idn_...
-	ID       string `json:"id"`
+	ID string `json:"id"`
+	// One of: github, google, microsoft, gitlab.
 	Provider string `json:"provider"`
 	// The verified email the identity was linked by
 	Email string `json:"email"`
@@ -627,12 +650,14 @@ type UserIdentityList struct {
 
 // Who acted: a user, a service account, or the operator (command line, no id); null when nobody proved who they are (a failed sign-in)
 type AuditEntryActor struct {
+	// One of: user, service_account, operator.
 	Type string  `json:"type"`
 	ID   *string `json:"id"`
 }
 
 // The credential the actor used (the key or session id, never its secret)
 type AuditEntryCredential struct {
+	// One of: personal_token, service_account_key, session, oauth_token.
 	Type string `json:"type"`
 	ID   string `json:"id"`
 }
@@ -645,7 +670,8 @@ type AuditEntryTarget struct {
 
 // AuditEntry is a dbmon API object.
 type AuditEntry struct {
-	ID     string `json:"id"`
+	ID string `json:"id"`
+	// One of: sign_in.succeeded, sign_in.failed, session.signed_out, session.revoked, session.revoked_others, api_key.created, api_key.revoked, user.invitation_accepted, user.password_reset, user.updated, user.disabled, user.role_changed, user.deleted, organization.updated, organization.settings_updated, ip_allowlist.refused, two_factor.enabled, two_factor.disabled, two_factor.reset, two_factor.recovery_codes_created, oauth_application.created, oauth_application.deleted, oauth_authorization.granted, oauth_authorization.revoked, saml.updated, saml.tested, saml.response_refused, saml.password_fallback, identity_provider.updated, identity_provider.deleted, identity.linked, identity.unlinked.
 	Action string `json:"action"`
 	// Who acted: a user, a service account, or the operator (command line, no id); null when nobody proved who they are (a failed sign-in)
 	Actor *AuditEntryActor `json:"actor"`
@@ -690,10 +716,12 @@ type DatabaseLastError struct {
 
 // Database is a dbmon API object.
 type Database struct {
-	ID         string             `json:"id"`
-	Name       string             `json:"name"`
-	Type       string             `json:"type"`
-	Version    *string            `json:"version"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// One of: postgresql, mysql, mariadb.
+	Type    string  `json:"type"`
+	Version *string `json:"version"`
+	// One of: pending, healthy, warning, critical, unreachable, paused.
 	Status     string             `json:"status"`
 	AgentID    *string            `json:"agent_id"`
 	CreatedAt  string             `json:"created_at"`
@@ -736,7 +764,8 @@ type DatabaseCreateMonitoring struct {
 
 // DatabaseCreate is a dbmon API object.
 type DatabaseCreate struct {
-	Name       string                    `json:"name"`
+	Name string `json:"name"`
+	// One of: postgresql, mysql, mariadb.
 	Type       string                    `json:"type"`
 	Connection DatabaseCreateConnection  `json:"connection"`
 	Monitoring *DatabaseCreateMonitoring `json:"monitoring,omitempty"`
@@ -763,7 +792,8 @@ type DatabaseUpdateMonitoring struct {
 
 // DatabaseUpdate is a dbmon API object.
 type DatabaseUpdate struct {
-	Name       *string                   `json:"name,omitempty"`
+	Name *string `json:"name,omitempty"`
+	// One of: postgresql, mysql, mariadb.
 	Type       *string                   `json:"type,omitempty"`
 	Connection *DatabaseUpdateConnection `json:"connection,omitempty"`
 	Monitoring *DatabaseUpdateMonitoring `json:"monitoring,omitempty"`
@@ -798,7 +828,7 @@ type MetricsSnapshotMetricsLatency struct {
 	P95QueryTimeMs *float64 `json:"p95_query_time_ms"`
 	// 99th percentile of statement time, in milliseconds.
 	P99QueryTimeMs *float64 `json:"p99_query_time_ms"`
-	// How the latencies of the range were obtained: `histogram` when every interval in the range that has a latency took it from a latency histogram, otherwise `estimate` (from per-statement means and deviations). Latencies are those of the database alone: PostgreSQL estimates from pg_stat_statements; MySQL 8.0.19+ sums the schema's events_statements_histogram_by_digest; MariaDB, whose QUERY_RESPONSE_TIME histogram is server-wide, estimates from the schema's statement digests, each taken at its mean. Null exactly when the latencies are null: no statement ran in the range, or the engine keeps no statement statistics for the database (the agent snapshot says which in `latency.note`).
+	// How the latencies of the range were obtained: `histogram` when every interval in the range that has a latency took it from a latency histogram, otherwise `estimate` (from per-statement means and deviations). Latencies are those of the database alone: PostgreSQL estimates from pg_stat_statements; MySQL 8.0.19+ sums the schema's events_statements_histogram_by_digest; MariaDB, whose QUERY_RESPONSE_TIME histogram is server-wide, estimates from the schema's statement digests, each taken at its mean. Null exactly when the latencies are null: no statement ran in the range, or the engine keeps no statement statistics for the database (the agent snapshot says which in `latency.note`). One of: histogram, estimate.
 	Source *string `json:"source"`
 }
 
@@ -833,9 +863,10 @@ type MetricsHistoryDataItem struct {
 
 // MetricsHistory is a dbmon API object.
 type MetricsHistory struct {
-	DatabaseID string                   `json:"database_id"`
-	From       string                   `json:"from"`
-	To         string                   `json:"to"`
+	DatabaseID string `json:"database_id"`
+	From       string `json:"from"`
+	To         string `json:"to"`
+	// One of: raw, 1m, 5m, 1h, 1d.
 	Resolution string                   `json:"resolution"`
 	Data       []MetricsHistoryDataItem `json:"data"`
 }
@@ -885,7 +916,8 @@ type SnapshotMetricsLatency struct {
 	AvgQueryTimeMs *float64 `json:"avg_query_time_ms"`
 	P95QueryTimeMs *float64 `json:"p95_query_time_ms"`
 	P99QueryTimeMs *float64 `json:"p99_query_time_ms"`
-	Source         *string  `json:"source"`
+	// One of: histogram, estimate.
+	Source *string `json:"source"`
 	// Why there is no latency, given with `source: null`: e.g. "pg_stat_statements is not installed in this database ...", "pg_stat_statements has no statements for this database yet", "no statement ran in the interval"
 	Note *string `json:"note,omitempty"`
 }
@@ -952,8 +984,9 @@ type AgentAssignmentsDatabasesItemConnection struct {
 
 // AgentAssignmentsDatabasesItem is a dbmon API object.
 type AgentAssignmentsDatabasesItem struct {
-	ID              string                                  `json:"id"`
-	Name            string                                  `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// One of: postgresql, mysql, mariadb.
 	Type            string                                  `json:"type"`
 	IntervalSeconds int64                                   `json:"interval_seconds"`
 	Connection      AgentAssignmentsDatabasesItemConnection `json:"connection"`
@@ -971,15 +1004,16 @@ type AlertRule struct {
 	Name       string  `json:"name"`
 	DatabaseID *string `json:"database_id"`
 	Metric     string  `json:"metric"`
-	// For `status`: == or != only
+	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator string `json:"operator"`
 	// A status value for `status` rules, else a number
 	Threshold       json.RawMessage `json:"threshold"`
 	DurationSeconds int64           `json:"duration_seconds"`
-	Severity        string          `json:"severity"`
-	Enabled         bool            `json:"enabled"`
-	CreatedAt       string          `json:"created_at"`
-	UpdatedAt       string          `json:"updated_at"`
+	// One of: info, warning, critical.
+	Severity  string `json:"severity"`
+	Enabled   bool   `json:"enabled"`
+	CreatedAt string `json:"created_at"`
+	UpdatedAt string `json:"updated_at"`
 }
 
 // AlertRuleListPagination is a dbmon API object.
@@ -1000,15 +1034,15 @@ type AlertRuleCreate struct {
 	Name string `json:"name"`
 	// The database the rule watches; null: every database of the organization
 	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
-	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
+	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, connections.used_pct, reachable, status.
 	Metric string `json:"metric"`
-	// For `status`: == or != only
+	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator string `json:"operator"`
 	// Compared with the metric as `metric operator threshold`: a number, or for `status` a status value
 	Threshold json.RawMessage `json:"threshold"`
 	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves
 	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
-	// warning and critical alerts set the database status; info alerts do not
+	// warning and critical alerts set the database status; info alerts do not One of: info, warning, critical.
 	Severity *string `json:"severity,omitempty"`
 	Enabled  *bool   `json:"enabled,omitempty"`
 }
@@ -1018,15 +1052,15 @@ type AlertRuleUpdate struct {
 	Name *string `json:"name,omitempty"`
 	// The database the rule watches; null: every database of the organization
 	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
-	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
+	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, connections.used_pct, reachable, status.
 	Metric *string `json:"metric,omitempty"`
-	// For `status`: == or != only
+	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator *string `json:"operator,omitempty"`
 	// Compared with the metric as `metric operator threshold`: a number, or for `status` a status value
 	Threshold json.RawMessage `json:"threshold,omitempty"`
 	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves
 	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
-	// warning and critical alerts set the database status; info alerts do not
+	// warning and critical alerts set the database status; info alerts do not One of: info, warning, critical.
 	Severity *string `json:"severity,omitempty"`
 	Enabled  *bool   `json:"enabled,omitempty"`
 }
@@ -1036,10 +1070,12 @@ type Alert struct {
 	ID         string `json:"id"`
 	RuleID     string `json:"rule_id"`
 	DatabaseID string `json:"database_id"`
-	Severity   string `json:"severity"`
-	Status     string `json:"status"`
-	Metric     string `json:"metric"`
-	// For `status`: == or != only
+	// One of: info, warning, critical.
+	Severity string `json:"severity"`
+	// One of: active, resolved.
+	Status string `json:"status"`
+	Metric string `json:"metric"`
+	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator string `json:"operator"`
 	// The value that fired the alert (a status value for `status` rules)
 	Value     json.RawMessage `json:"value"`
@@ -1079,7 +1115,7 @@ type Webhook struct {
 	Description string   `json:"description"`
 	EventTypes  []string `json:"event_types"`
 	Enabled     bool     `json:"enabled"`
-	// `gone` when the server disabled the endpoint because it answered 410 Gone
+	// `gone` when the server disabled the endpoint because it answered 410 Gone One of: gone.
 	DisabledReason *string `json:"disabled_reason"`
 	CreatedAt      string  `json:"created_at"`
 	UpdatedAt      string  `json:"updated_at"`
@@ -1105,7 +1141,7 @@ type WebhookWithSecret struct {
 	Description string   `json:"description"`
 	EventTypes  []string `json:"event_types"`
 	Enabled     bool     `json:"enabled"`
-	// `gone` when the server disabled the endpoint because it answered 410 Gone
+	// `gone` when the server disabled the endpoint because it answered 410 Gone One of: gone.
 	DisabledReason *string `json:"disabled_reason"`
 	CreatedAt      string  `json:"created_at"`
 	UpdatedAt      string  `json:"updated_at"`
@@ -1151,8 +1187,9 @@ type WebhookDelivery struct {
 	// Also the webhook-id header of every attempt
 	EventID   string `json:"event_id"`
 	EventType string `json:"event_type"`
-	Status    string `json:"status"`
-	Attempts  int64  `json:"attempts"`
+	// One of: pending, succeeded, failed.
+	Status   string `json:"status"`
+	Attempts int64  `json:"attempts"`
 	// Of the last attempt
 	ResponseCode *int64 `json:"response_code"`
 	// Of the last attempt
@@ -1202,7 +1239,8 @@ type SlowQuery struct {
 type SlowQueryList struct {
 	DatabaseID string `json:"database_id"`
 	Range      string `json:"range"`
-	Sort       string `json:"sort"`
+	// One of: total_time, mean_time, calls, max_time.
+	Sort string `json:"sort"`
 	// Numbers are deltas over the range, not lifetime counters
 	Data []SlowQuery `json:"data"`
 }
@@ -1214,8 +1252,9 @@ type Optimization struct {
 	QueryID    *string `json:"query_id"`
 	// The requested optimization whose analysis produced this one; null for requested ones
 	ParentID *string `json:"parent_id"`
-	// null until the analysis found something
-	Kind    *string `json:"kind"`
+	// null until the analysis found something One of: create_index, drop_index, setting, rewrite.
+	Kind *string `json:"kind"`
+	// One of: pending, analyzing, ready, no_suggestion, applying, applied, failed, dismissed.
 	Status  string  `json:"status"`
 	Summary *string `json:"summary"`
 	// The exact SQL that applying runs
@@ -1231,7 +1270,7 @@ type Optimization struct {
 	MeasuredMeanTimeMsBefore *float64 `json:"measured_mean_time_ms_before"`
 	// Mean time per call over the collection intervals after applying (up to 24 h)
 	MeasuredMeanTimeMsAfter *float64 `json:"measured_mean_time_ms_after"`
-	// high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics
+	// high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics One of: high, medium, low.
 	Confidence *string `json:"confidence"`
 	// Plan excerpts, candidates tried, method
 	Evidence  map[string]json.RawMessage `json:"evidence"`

@@ -513,7 +513,7 @@ type ListAuditLogParams struct {
 	PerPage int
 	// Only entries by this user or service account (usr_... or sa_...)
 	Actor string
-	// Only entries of this action
+	// Only entries of this action One of: sign_in.succeeded, sign_in.failed, session.signed_out, session.revoked, session.revoked_others, api_key.created, api_key.revoked, user.invitation_accepted, user.password_reset, user.updated, user.disabled, user.role_changed, user.deleted, organization.updated, organization.settings_updated, ip_allowlist.refused, two_factor.enabled, two_factor.disabled, two_factor.reset, two_factor.recovery_codes_created, oauth_application.created, oauth_application.deleted, oauth_authorization.granted, oauth_authorization.revoked, saml.updated, saml.tested, saml.response_refused, saml.password_fallback, identity_provider.updated, identity_provider.deleted, identity.linked, identity.unlinked.
 	Action string
 	// Only entries at or after this time (ISO 8601)
 	From string
@@ -567,8 +567,10 @@ type ListDatabasesParams struct {
 	Page int
 	// Records per page, 1..100
 	PerPage int
-	Type    string
-	Status  string
+	// One of: postgresql, mysql, mariadb.
+	Type string
+	// One of: pending, healthy, warning, critical, unreachable, paused.
+	Status string
 }
 
 func (p *ListDatabasesParams) values() url.Values {
@@ -670,7 +672,8 @@ type GetMetricsHistoryParams struct {
 	From    string
 	To      string
 	// Span ending at `to` when `from` is absent (default 1h)
-	Range      string
+	Range string
+	// One of: raw, 1m, 5m, 1h, 1d, auto.
 	Resolution string
 }
 
@@ -839,10 +842,11 @@ type ListAlertsParams struct {
 	Page int
 	// Records per page, 1..100
 	PerPage int
-	// Default: active alerts only
+	// Default: active alerts only One of: active, resolved, all.
 	Status     string
 	DatabaseID string
-	Severity   string
+	// One of: info, warning, critical.
+	Severity string
 }
 
 func (p *ListAlertsParams) values() url.Values {
@@ -983,7 +987,8 @@ type ListWebhookDeliveriesParams struct {
 	Page int
 	// Records per page, 1..100
 	PerPage int
-	Status  string
+	// One of: pending, succeeded, failed.
+	Status string
 }
 
 func (p *ListWebhookDeliveriesParams) values() url.Values {
@@ -1021,7 +1026,8 @@ func (c *Client) ListWebhookDeliveriesIter(ctx context.Context, id string, param
 type ListSlowQueriesParams struct {
 	// Duration <n>(s|m|h|d), 1m..30d; default 24h
 	Range string
-	Sort  string
+	// One of: total_time, mean_time, calls, max_time.
+	Sort string
 	// Statements to return, 1..100
 	Limit int
 }
@@ -1068,7 +1074,8 @@ type ListOptimizationsParams struct {
 	// Records per page, 1..100
 	PerPage    int
 	DatabaseID string
-	Status     string
+	// One of: pending, analyzing, ready, no_suggestion, applying, applied, failed, dismissed.
+	Status string
 }
 
 func (p *ListOptimizationsParams) values() url.Values {

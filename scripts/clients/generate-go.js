@@ -75,7 +75,7 @@ class GoModels {
       const optional = !required.has(property);
       // Optional and nullable: nil leaves the field out, Null[T]() sends null (which may mean "clear").
       const goType = byValue ? type : optional && nullable ? `*Nullable[${type}]` : optional || nullable ? `*${type}` : type;
-      return `${comment(propertySchema.description, '\t')}\t${goName(property)} ${goType} \`json:"${property}${optional ? ',omitempty' : ''}"\``;
+      return `${comment(withValues(propertySchema), '\t')}\t${goName(property)} ${goType} \`json:"${property}${optional ? ',omitempty' : ''}"\``;
     });
     this.declarations.push(`${comment(schema.description ?? `${name} is a dbmon API object.`, '')}type ${name} struct {\n${fields.join('\n')}\n}\n`);
     return name;
@@ -138,7 +138,7 @@ function responseType(models, operation, name) {
 }
 
 function paramsStruct(name, parameters) {
-  const fields = parameters.map((parameter) => `${comment(parameter.description, '\t')}\t${goName(parameter.name)} ${parameter.schema.type === 'integer' ? 'int' : 'string'}`);
+  const fields = parameters.map((parameter) => `${comment(withValues({ ...parameter.schema, description: parameter.description }), '\t')}\t${goName(parameter.name)} ${parameter.schema.type === 'integer' ? 'int' : 'string'}`);
   const values = parameters.map((parameter) => {
     const field = `p.${goName(parameter.name)}`;
     return parameter.schema.type === 'integer'
@@ -174,6 +174,13 @@ function goArgument(name) {
 
 function comment(description, indent) {
   return description ? `${indent}// ${oneLine(description)}\n` : '';
+}
+
+/** A schema's description, and its values when it is an enum (Go has no enum type to list them). */
+function withValues(schema) {
+  const values = (schema.enum ?? []).filter((value) => value !== null);
+  const list = values.length > 0 ? `One of: ${values.join(', ')}.` : '';
+  return [schema.description, list].filter(Boolean).join(' ');
 }
 
 function oneLine(text) {
