@@ -12,8 +12,9 @@
 #               parity test starts itself), prometheus-postgres-exporter and
 #               prometheus-mysqld-exporter (run by that test beside dbmon; not as services),
 #               systemd (for systemd-analyze), chromium (the browser the page tests drive
-#               with playwright-core; no tool downloads a browser of its own), each
-#               installed only when missing.
+#               with playwright-core; no tool downloads a browser of its own), golang-go
+#               (the Go client's tests; only when no `go` is on PATH), each installed only
+#               when missing.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -159,6 +160,8 @@ mariadb_ensure_running
 # === 2. Debian packages =============================================================
 HYPOPG_PKG=postgresql-$PG_VERSION-hypopg
 wanted_pkgs=("$HYPOPG_PKG" prometheus prometheus-postgres-exporter prometheus-mysqld-exporter systemd chromium)
+# The Go client's tests (clients/go) need a Go toolchain: any `go` on PATH will do.
+command -v go >/dev/null 2>&1 || wanted_pkgs+=(golang-go)
 missing_pkgs=()
 for pkg in "${wanted_pkgs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]; then
@@ -201,6 +204,8 @@ log "systemd-analyze: ${analyze_version%%$'\n'*}"
 # The Debian launcher script warns on stderr about the machine's memory; the version is on stdout.
 chromium_version=$(chromium --version 2>/dev/null) || die "chromium --version failed (Debian package chromium)"
 log "chromium: ${chromium_version%%$'\n'*}"
+go_version=$(go version 2>&1) || die "go version failed (Debian package golang-go): $go_version"
+log "go: $go_version"
 
 # === 3. PostgreSQL ==================================================================
 log "configuring PostgreSQL"

@@ -5,13 +5,14 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateGo } from './generate-go.js';
 import { generatePython } from './generate-python.js';
 import { servedOpenApiDocument } from './served-openapi.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each generator: `(document) => Promise<Record<path from the repository root, file content>>`. */
-const generators = [generatePython];
+const generators = [generatePython, generateGo];
 
 const check = process.argv.includes('--check');
 const document = await servedOpenApiDocument();

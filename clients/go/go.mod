@@ -1,0 +1,3 @@
+module github.com/dbmon/dbmon-go
+
+go 1.19
