@@ -17,7 +17,7 @@ export function DatabaseSections(props: { source: DatabaseSectionsSource; viewer
     <>
       <SlowQueriesSection databaseId={database.id} queries={source.slowQueries(orgId, database.id, range, sort, now)} range={range.text} sort={sort} />
       <OptimizationsSection optimizations={source.optimizations(orgId, database.id)} canWrite={writes} />
-      <AlertRulesSection rules={source.rules(orgId, database.id)} />
+      <AlertRulesSection rules={source.rules(orgId, database.id)} canWrite={writes} />
       <ConnectionSection database={database} canWrite={writes} />
     </>
   );
