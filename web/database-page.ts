@@ -2,6 +2,7 @@ import type uPlot from 'uplot';
 import { getAll, getJson } from './api.js';
 import type { AlertRule, Database, MetricsHistory, MetricsSnapshot } from './api-types.js';
 import { element, formatAge, formatValue, timeElement } from './format.js';
+import { refreshSections } from './live-sections.js';
 import { startRefreshLoop } from './refresh-loop.js';
 import { statusBadge } from './status-badge.js';
 import { chartData, chartHeight, expectedStepMs, makeChart, type ChartSpec, type ThresholdLine } from './time-series-chart.js';
@@ -59,15 +60,23 @@ const dragHint = zoomSpan.textContent!;
 /** The charts drawn, by spec id, with whether they show rolled-up data (its band series make another chart). */
 const drawn = new Map<string, { plot: uPlot; rolled: boolean; note: HTMLElement }>();
 
+/** The sections rendered on the server that refresh with the charts (the connection settings do not: they are a form being edited). */
+const liveSections = ['slow-queries', 'optimizations', 'alert-rules'] as const;
+/** The page came with its sections: the first refresh reads only the charts' data. */
+let sectionsJustRendered = true;
+
 /** The enabled rules that watch this database, read once with the page. */
 let rules: AlertRule[] | undefined;
 
 async function refresh(): Promise<number> {
   rules ??= (await getAll<AlertRule>('/v1/alerts/rules')).filter((rule) => rule.enabled && (rule.database_id === null || rule.database_id === databaseId));
+  const sectionsRead = sectionsJustRendered ? undefined : refreshSections(liveSections);
+  sectionsJustRendered = false;
   const [database, snapshot, history] = await Promise.all([
     getJson<Database>(basePath),
     getJson<MetricsSnapshot>(`${basePath}/metrics?range=5m`),
     getJson<MetricsHistory>(`${basePath}/metrics/history?range=${range}&resolution=auto`),
+    sectionsRead,
   ]);
   const intervalMs = database.monitoring.interval_seconds * 1000;
   span = [Date.parse(history.from) / 1000, Date.parse(history.to) / 1000];
