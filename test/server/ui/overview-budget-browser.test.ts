@@ -50,5 +50,21 @@ t.test('overview in chromium: refreshes spaced out to last the hour’s request 
     await Promise.all([page.waitForRequest((request) => new URL(request.url()).pathname === '/v1/databases'), page.clock.runFor(10_000)]);
     await page.waitForFunction((first) => document.querySelector('#refresh-status > time')?.getAttribute('datetime') !== first, new Date(updated).toISOString());
     t.same(apiCalls, ['/v1/databases', '/v1/alerts', '/v1/databases', '/v1/alerts'], 'then the next refresh, when it was said to come');
+
+    // The rest of the hour, a minute at a time, the server's clock following the browser's.
+    const refused: number[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 429) refused.push(response.status());
+    });
+    const minute = 60_000;
+    for (let at = startedAt.getTime() + 2 * minute; at <= Date.parse('2026-11-24T10:00:00Z'); at += minute) {
+      await page.clock.runFor(at - (await page.evaluate(() => Date.now())));
+      server.clock.now = new Date(at);
+    }
+    const inTheHour = apiCalls.length;
+    t.ok(inTheHour <= 90 && inTheHour >= 70, `${inTheHour} requests in the hour (the 10 s interval would make 720), ten of the 100 kept for the user`);
+    t.same(refused, [], 'never refused with 429');
+    await page.clock.runFor(2 * minute);
+    t.ok(apiCalls.length > inTheHour, 'the new hour’s budget is spent on refreshes again');
   });
 });
