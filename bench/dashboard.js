@@ -14,7 +14,8 @@
 // its /metrics/history with resolution=auto, the alert rules), together. Wall time is from the first
 // request to the last answer, in this process over loopback, so it bounds the server time from
 // above; CPU time is this process's (server and client both) over the same calls, which a loaded
-// machine inflates less. Bytes are those on the wire, undecoded.
+// machine inflates less; the same calls without Accept-Encoding give compression's cost. Bytes are
+// those on the wire, undecoded.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { request } from 'node:http';
@@ -159,6 +160,7 @@ for (const range of ['1h', '6h', '24h', '7d', '30d']) {
   const historyPath = `${path}/metrics/history?range=${range}&resolution=auto`;
   const calls = [path, `${path}/metrics?range=5m`, historyPath, '/v1/alerts/rules?per_page=100&page=1'];
   const { figures } = await timed(calls);
+  const uncompressed = await timed(calls, { acceptEncoding: null });
   const sizes = {};
   for (const acceptEncoding of [null, 'gzip', chromiumEncodings]) {
     const { body, encoding } = await get(historyPath, { acceptEncoding });
@@ -168,6 +170,7 @@ for (const range of ['1h', '6h', '24h', '7d', '30d']) {
   out(
     `${range.padEnd(4)} resolution ${history.resolution.padEnd(3)} ${String(history.data.length).padStart(4)} points, history ${kB(sizes.identity)}, gzip ${kB(sizes.gzip)}, br ${kB(sizes.br)}: ${figures}`,
   );
+  out(`     the same calls with no Accept-Encoding: ${uncompressed.figures}`);
 }
 
 const sent = (href) => get(href, { accept: '*/*' }).then(({ body, encoding }) => ({ href, bytes: body.length, encoding }));
