@@ -3,7 +3,7 @@ import { getAll, getJson } from './api.js';
 import type { AlertRule, Database, MetricsHistory, MetricsSnapshot } from './api-types.js';
 import { element, formatAge, formatValue, timeElement } from './format.js';
 import { refreshSections } from './live-sections.js';
-import { startRefreshLoop } from './refresh-loop.js';
+import { pacedNotice, startRefreshLoop } from './refresh-loop.js';
 import { statusBadge } from './status-badge.js';
 import { chartData, chartHeight, expectedStepMs, makeChart, type ChartSpec, type ThresholdLine } from './time-series-chart.js';
 
@@ -163,11 +163,16 @@ function zoomTo(shown: [number, number] | undefined): void {
 
 zoomReset.addEventListener('click', () => zoomTo(undefined));
 
+const paced = document.getElementById('refresh-paced')!;
 const loop = startRefreshLoop({
   refresh,
   onProblem: (text) => {
     problem.hidden = text === undefined;
     problem.textContent = text ?? '';
+  },
+  onPaced: (next) => {
+    paced.hidden = next === undefined;
+    paced.replaceChildren(...(next === undefined ? [] : pacedNotice(next)));
   },
 });
 

@@ -1,7 +1,7 @@
 import { getAll, getJson } from './api.js';
 import type { Alert, Database, MetricsHistory } from './api-types.js';
 import { element, formatAge, formatValue, timeElement } from './format.js';
-import { startRefreshLoop } from './refresh-loop.js';
+import { pacedNotice, startRefreshLoop } from './refresh-loop.js';
 import { sparkline } from './sparkline.js';
 import { statusBadge } from './status-badge.js';
 
@@ -165,6 +165,6 @@ startRefreshLoop({
   },
   onPaced: (next) => {
     if (next === undefined) pacedNote.replaceChildren();
-    else pacedNote.replaceChildren(' Next at ', timeElement(next), ', spaced out so that this hour’s API request budget lasts.');
+    else pacedNote.replaceChildren(' ', ...pacedNotice(next));
   },
 });

@@ -1,4 +1,5 @@
 import { ApiError, apiBudget } from './api.js';
+import { timeElement } from './format.js';
 
 export interface RefreshLoopOptions {
   /** Fetches and draws; returns how long to wait before the next time. */
@@ -8,6 +9,9 @@ export interface RefreshLoopOptions {
   /** Told when the next refresh comes later than the page asked, to make this hour's API budget last; undefined when it does not. */
   onPaced?: (next: Date | undefined) => void;
 }
+
+/** What a page says while its refreshes are spaced out. */
+export const pacedNotice = (next: Date): (Node | string)[] => ['Next refresh at ', timeElement(next), ', spaced out so that this hour’s API request budget lasts.'];
 
 /** The share of the hour's budget pacing leaves for what the user does (resolving an alert, a key, another page). */
 const reservedShare = 0.1;

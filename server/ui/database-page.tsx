@@ -24,6 +24,7 @@ export function DatabasePage({ database, children }: { database: DatabaseHeading
       <h1>{database.name}</h1>
       <p class="muted">{`${database.type} ${database.version ?? '(version not known yet)'}`}</p>
       <p id="refresh-problem" class="alert" role="alert" hidden />
+      <p id="refresh-paced" class="hint muted" hidden />
       <div id="database-summary">
         <p class="muted">Loading…</p>
       </div>
