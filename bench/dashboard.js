@@ -173,7 +173,10 @@ for (const range of ['1h', '6h', '24h', '7d', '30d']) {
   out(`     the same calls with no Accept-Encoding: ${uncompressed.figures}`);
 }
 
-const sent = (href) => get(href, { accept: '*/*' }).then(({ body, encoding }) => ({ href, bytes: body.length, encoding }));
+const sent = async (href) => {
+  const { body, encoding } = await get(href, { accept: '*/*' });
+  return { href, bytes: body.length, encoding, plainBytes: (await get(href, { accept: '*/*', acceptEncoding: null })).body.length };
+};
 const assetsOf = (markup) => [...markup.matchAll(/<(?:script|link rel="stylesheet")[^>]*(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]);
 const overviewHtml = (await get('/', { accept: 'text/html' })).body.toString('utf8');
 for (const [name, markup] of [
@@ -182,7 +185,8 @@ for (const [name, markup] of [
 ]) {
   const files = await Promise.all(assetsOf(markup).map(sent));
   const total = files.reduce((sum, file) => sum + file.bytes, 0);
-  out(`${name}: ${kB(total)} of script and style as sent (${files.map((file) => `${file.href.replace(/^.*\//, '').replace(/\?.*$/, '')} ${kB(file.bytes)} ${file.encoding}`).join(', ')})`);
+  const plain = files.reduce((sum, file) => sum + file.plainBytes, 0);
+  out(`${name}: ${kB(total)} of script and style as sent, ${kB(plain)} uncompressed (${files.map((file) => `${file.href.replace(/^.*\//, '').replace(/\?.*$/, '')} ${kB(file.bytes)} ${file.encoding}`).join(', ')})`);
 }
 server.close();
 db.close();
