@@ -60,23 +60,18 @@ const dragHint = zoomSpan.textContent!;
 /** The charts drawn, by spec id, with whether they show rolled-up data (its band series make another chart). */
 const drawn = new Map<string, { plot: uPlot; rolled: boolean; note: HTMLElement }>();
 
-/** The sections rendered on the server that refresh with the charts (the connection settings do not: they are a form being edited). */
+/** The sections rendered on the server that refresh in place (the connection settings do not: they are a form being edited). */
 const liveSections = ['slow-queries', 'optimizations', 'alert-rules'] as const;
-/** The page came with its sections: the first refresh reads only the charts' data. */
-let sectionsJustRendered = true;
 
 /** The enabled rules that watch this database, read once with the page. */
 let rules: AlertRule[] | undefined;
 
 async function refresh(): Promise<number> {
   rules ??= (await getAll<AlertRule>('/v1/alerts/rules')).filter((rule) => rule.enabled && (rule.database_id === null || rule.database_id === databaseId));
-  const sectionsRead = sectionsJustRendered ? undefined : refreshSections(liveSections);
-  sectionsJustRendered = false;
   const [database, snapshot, history] = await Promise.all([
     getJson<Database>(basePath),
     getJson<MetricsSnapshot>(`${basePath}/metrics?range=5m`),
     getJson<MetricsHistory>(`${basePath}/metrics/history?range=${range}&resolution=auto`),
-    sectionsRead,
   ]);
   const intervalMs = database.monitoring.interval_seconds * 1000;
   span = [Date.parse(history.from) / 1000, Date.parse(history.to) / 1000];
@@ -162,6 +157,22 @@ function zoomTo(shown: [number, number] | undefined): void {
 }
 
 zoomReset.addEventListener('click', () => zoomTo(undefined));
+
+// The sections refresh at the database's interval whatever span the charts show (a 30 d span's charts refresh once a day).
+// The page came with them: the first run only waits.
+const sectionsProblem = document.getElementById('sections-problem')!;
+let sectionsJustRendered = true;
+startRefreshLoop({
+  refresh: async () => {
+    if (!sectionsJustRendered) await refreshSections(liveSections);
+    sectionsJustRendered = false;
+    return Number(root.dataset.intervalSeconds) * 1000;
+  },
+  onProblem: (text) => {
+    sectionsProblem.hidden = text === undefined;
+    sectionsProblem.textContent = text === undefined ? '' : `Slow queries, optimizations and rules: ${text}`;
+  },
+});
 
 const paced = document.getElementById('refresh-paced')!;
 const loop = startRefreshLoop({
