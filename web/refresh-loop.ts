@@ -20,7 +20,7 @@ const reservedShare = 0.1;
  * How long to wait after a refresh that cost `calls` requests so that, at that pace, the budget the
  * last answer named lasts until it resets (the reserve left over); 0 when it allows refreshing at once.
  */
-export function budgetWaitMs(calls: number, now: number): number {
+function budgetWaitMs(calls: number, now: number): number {
   const { limit, remaining, resetAt } = apiBudget;
   if (calls === 0 || limit === undefined || remaining === undefined || resetAt === undefined) return 0;
   const usable = remaining - Math.ceil(limit * reservedShare);
