@@ -5,6 +5,7 @@ import type { CredentialResolver } from './auth/credentials/credential-resolver.
 import { accessLog } from './http/access-log.js';
 import { authenticate } from './http/authenticate.js';
 import { clientAddress } from './http/client-address.js';
+import { compressJson } from './http/compress-json.js';
 import { errorHandler } from './http/error-handler.js';
 import { jsonBody } from './http/json-body.js';
 import { rateLimit } from './http/rate-limit.js';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(clientAddress(new TrustedProxies(deps.trustedProxies ?? [])));
   app.use(requestId());
   app.use(accessLog(deps.logger, deps.serverMetrics));
+  app.use(compressJson());
   app.use(errorHandler(deps.logger));
   app.use(deps.pages);
   app.use(onlyUnderV1(authenticate(deps.credentials, now)));

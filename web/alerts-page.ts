@@ -24,6 +24,8 @@ const spanMs: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d
 const alertLimit = 500;
 
 let databaseNames = new Map<string, string>();
+/** The rule a link asked to open in the editor (`?edit_rule=`), until the rules are first read. */
+let ruleToEdit = canEdit ? new URLSearchParams(location.search).get('edit_rule') : null;
 
 async function refresh(): Promise<number> {
   const databases = await getAll<Database>('/v1/databases');
@@ -33,6 +35,9 @@ async function refresh(): Promise<number> {
   const [alerts, rules] = await Promise.all([alertsInSpan(), getAll<RuleRecord>('/v1/alerts/rules')]);
   drawAlerts(alerts.items, alerts.more);
   drawRules(rules);
+  const linked = rules.find((rule) => rule.id === ruleToEdit);
+  ruleToEdit = null;
+  if (linked !== undefined) editRule(linked);
   return 60_000;
 }
 

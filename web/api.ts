@@ -13,6 +13,21 @@ export class ApiError extends Error {
 const safeMethods = new Set(['GET', 'HEAD']);
 
 /**
+ * This page's /v1 calls so far, and what the last answer said of the hour's request budget
+ * (X-RateLimit-Limit, -Remaining, -Reset), which the signed-in user's every tab and key share.
+ */
+export const apiBudget: { calls: number; limit?: number; remaining?: number; resetAt?: number } = { calls: 0 };
+
+function noteBudget(headers: Headers): void {
+  apiBudget.calls++;
+  const [limit, remaining, reset] = ['limit', 'remaining', 'reset'].map((name) => headers.get(`x-ratelimit-${name}`));
+  if (limit === null || remaining === null || reset === null) return;
+  apiBudget.limit = Number(limit);
+  apiBudget.remaining = Number(remaining);
+  apiBudget.resetAt = Number(reset) * 1000;
+}
+
+/**
  * Calls this server's own /v1 API as the signed-in user: the browser sends the session cookie, and
  * every unsafe call carries the page's CSRF token (`<meta name="csrf-token">`) in X-CSRF-Token.
  */
@@ -21,6 +36,7 @@ export async function callApi<T>(method: string, path: string, body?: unknown): 
   if (!safeMethods.has(method)) headers['x-csrf-token'] = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined && { body: JSON.stringify(body) }) });
+  noteBudget(response.headers);
   if (response.status === 204) return undefined as T;
   const answer = (await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string; retry_after?: number } } | undefined;
   if (!response.ok) {

@@ -2,7 +2,8 @@ import type uPlot from 'uplot';
 import { getAll, getJson } from './api.js';
 import type { AlertRule, Database, MetricsHistory, MetricsSnapshot } from './api-types.js';
 import { element, formatAge, formatValue, timeElement } from './format.js';
-import { startRefreshLoop } from './refresh-loop.js';
+import { refreshSections } from './live-sections.js';
+import { pacedNotice, startRefreshLoop } from './refresh-loop.js';
 import { statusBadge } from './status-badge.js';
 import { chartData, chartHeight, expectedStepMs, makeChart, type ChartSpec, type ThresholdLine } from './time-series-chart.js';
 
@@ -58,6 +59,9 @@ const zoomSpan = document.getElementById('zoom-span')!;
 const dragHint = zoomSpan.textContent!;
 /** The charts drawn, by spec id, with whether they show rolled-up data (its band series make another chart). */
 const drawn = new Map<string, { plot: uPlot; rolled: boolean; note: HTMLElement }>();
+
+/** The sections rendered on the server that refresh in place (the connection settings do not: they are a form being edited). */
+const liveSections = ['slow-queries', 'optimizations', 'alert-rules'] as const;
 
 /** The enabled rules that watch this database, read once with the page. */
 let rules: AlertRule[] | undefined;
@@ -154,11 +158,32 @@ function zoomTo(shown: [number, number] | undefined): void {
 
 zoomReset.addEventListener('click', () => zoomTo(undefined));
 
+// The sections refresh at the database's interval whatever span the charts show (a 30 d span's charts refresh once a day).
+// The page came with them: the first run only waits.
+const sectionsProblem = document.getElementById('sections-problem')!;
+let sectionsJustRendered = true;
+startRefreshLoop({
+  refresh: async () => {
+    if (!sectionsJustRendered) await refreshSections(liveSections);
+    sectionsJustRendered = false;
+    return Number(root.dataset.intervalSeconds) * 1000;
+  },
+  onProblem: (text) => {
+    sectionsProblem.hidden = text === undefined;
+    sectionsProblem.textContent = text === undefined ? '' : `Slow queries, optimizations and rules: ${text}`;
+  },
+});
+
+const paced = document.getElementById('refresh-paced')!;
 const loop = startRefreshLoop({
   refresh,
   onProblem: (text) => {
     problem.hidden = text === undefined;
     problem.textContent = text ?? '';
+  },
+  onPaced: (next) => {
+    paced.hidden = next === undefined;
+    paced.replaceChildren(...(next === undefined ? [] : pacedNotice(next)));
   },
 });
 

@@ -1,11 +1,12 @@
 import { ApiError, callApi } from './api.js';
+import { showLocalTimes } from './format.js';
 
 /**
  * The database page's server-rendered sections (and a statement's page): times shown in the browser's
  * time zone, and the few changes they offer, each sent to /v1 (which checks the caller's role again).
  */
 
-for (const time of document.querySelectorAll<HTMLTimeElement>('time.local-time')) time.textContent = new Date(time.dateTime).toLocaleString();
+showLocalTimes(document);
 
 const problemText = (error: unknown): string => (error instanceof ApiError ? error.message : 'The server could not be reached; try again.');
 

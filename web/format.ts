@@ -40,3 +40,8 @@ export function element<K extends keyof HTMLElementTagNameMap>(tag: K, className
   if (text !== undefined) made.textContent = text;
   return made;
 }
+
+/** Shows the server-rendered times under `root` (`<time class="local-time">`, written in UTC) in the browser's time zone. */
+export function showLocalTimes(root: ParentNode): void {
+  for (const time of root.querySelectorAll<HTMLTimeElement>('time.local-time')) time.textContent = new Date(time.dateTime).toLocaleString();
+}

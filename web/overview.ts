@@ -1,7 +1,7 @@
 import { getAll, getJson } from './api.js';
 import type { Alert, Database, MetricsHistory } from './api-types.js';
 import { element, formatAge, formatValue, timeElement } from './format.js';
-import { startRefreshLoop } from './refresh-loop.js';
+import { pacedNotice, startRefreshLoop } from './refresh-loop.js';
 import { sparkline } from './sparkline.js';
 import { statusBadge } from './status-badge.js';
 
@@ -43,6 +43,7 @@ async function refresh(): Promise<number> {
   drawAlerts(alerts, new Map(databases.map((database) => [database.id, database.name])));
   drawRows(views, now);
   refreshStatus.replaceChildren('Updated ', timeElement(new Date(now)), '; refreshes by itself.');
+  refreshStatus.append(pacedNote);
   const monitored = databases.filter((database) => database.monitoring.enabled).map((database) => database.monitoring.interval_seconds);
   return (monitored.length === 0 ? 60 : Math.min(...monitored)) * 1000;
 }
@@ -150,6 +151,10 @@ function applyFilters(): void {
   byId('no-match').hidden = rows.rows.length === 0 || shown !== 0;
 }
 
+/** Said while the refreshes are spaced out to make the hour's API budget last. */
+const pacedNote = element('span');
+pacedNote.id = 'refresh-paced';
+
 statusFilter.addEventListener('change', applyFilters);
 engineFilter.addEventListener('change', applyFilters);
 startRefreshLoop({
@@ -157,5 +162,9 @@ startRefreshLoop({
   onProblem: (text) => {
     problem.hidden = text === undefined;
     problem.textContent = text ?? '';
+  },
+  onPaced: (next) => {
+    if (next === undefined) pacedNote.replaceChildren();
+    else pacedNote.replaceChildren(' ', ...pacedNotice(next));
   },
 });

@@ -7,6 +7,7 @@ export interface DatabaseHeading {
   name: string;
   type: DatabaseType;
   version: string | null;
+  monitoring: { interval_seconds: number };
 }
 
 export const chartRanges = ['1h', '6h', '24h', '7d', '30d'] as const;
@@ -17,13 +18,14 @@ export const chartRanges = ['1h', '6h', '24h', '7d', '30d'] as const;
  */
 export function DatabasePage({ database, children }: { database: DatabaseHeading; children?: ComponentChildren }) {
   return (
-    <div id="database-page" data-database-id={database.id}>
+    <div id="database-page" data-database-id={database.id} data-interval-seconds={database.monitoring.interval_seconds}>
       <p class="breadcrumb">
         <a href="/">Overview</a>
       </p>
       <h1>{database.name}</h1>
       <p class="muted">{`${database.type} ${database.version ?? '(version not known yet)'}`}</p>
       <p id="refresh-problem" class="alert" role="alert" hidden />
+      <p id="refresh-paced" class="hint muted" hidden />
       <div id="database-summary">
         <p class="muted">Loading…</p>
       </div>

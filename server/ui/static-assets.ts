@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Context } from 'koa';
+import { chosenEncoding, compressionFloorBytes, compressOnce, type ContentEncoding } from '../http/content-encoding.js';
 
 const ownAssets = ['dbmon.css', 'icon.svg'] as const;
 /** The browser code and uPlot's stylesheet, built from web/ by scripts/build-web.js. */
@@ -31,6 +32,8 @@ const contentTypes: Record<string, string> = {
 interface Asset {
   path: string;
   body: Buffer;
+  /** The body brotli- and gzip-compressed, made once; none for a file under the compression floor. */
+  compressed: Record<ContentEncoding, Buffer> | undefined;
   contentType: string;
   /** The address pages link to: it names the content's hash, so a browser may keep each version for good. */
   href: string;
@@ -52,13 +55,13 @@ export class StaticAssets {
         const body = readFileSync(new URL(name, directory));
         const path = `/assets/${name}`;
         const version = createHash('sha256').update(body).digest('hex').slice(0, 12);
-        return [name, { path, body, contentType: contentTypeOf(name), href: `${path}?v=${version}` }];
+        return [name, asset(path, body, name, `${path}?v=${version}`)];
       }),
       ...builtAssets.map((name): [AssetName, Asset] => {
         const file = manifest[name];
         if (file === undefined) throw new Error(`${manifestFile.pathname} names no ${name}: run npm run build`);
         const path = `/assets/web/${file}`;
-        return [name, { path, body: readFileSync(new URL(file, builtDirectory)), contentType: contentTypeOf(name), href: path }];
+        return [name, asset(path, readFileSync(new URL(file, builtDirectory)), name, path)];
       }),
     ]);
   }
@@ -74,10 +77,21 @@ export class StaticAssets {
       send: (ctx: Context) => {
         ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
         ctx.type = asset.contentType;
-        ctx.body = asset.body;
+        if (asset.compressed === undefined) {
+          ctx.body = asset.body;
+          return;
+        }
+        ctx.vary('Accept-Encoding');
+        const encoding = chosenEncoding(ctx);
+        ctx.body = encoding === undefined ? asset.body : asset.compressed[encoding];
+        if (encoding !== undefined) ctx.set('Content-Encoding', encoding);
       },
     }));
   }
+}
+
+function asset(path: string, body: Buffer, name: AssetName, href: string): Asset {
+  return { path, body, compressed: body.length < compressionFloorBytes ? undefined : compressOnce(body), contentType: contentTypeOf(name), href };
 }
 
 function contentTypeOf(name: string): string {

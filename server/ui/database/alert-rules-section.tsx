@@ -1,7 +1,10 @@
 import type { AlertRule } from './database-sections-source.js';
 
-/** The rules that watch this database: its own and the organization's that watch every database. */
-export function AlertRulesSection({ rules }: { rules: AlertRule[] }) {
+/** Where the alerts page opens `ruleId` in its rules editor. */
+export const ruleEditorHref = (ruleId: string) => `/alerts?${new URLSearchParams({ edit_rule: ruleId })}#rule-form`;
+
+/** The rules that watch this database: its own and the organization's that watch every database; each leads to its editor for those who may edit. */
+export function AlertRulesSection({ rules, canWrite }: { rules: AlertRule[]; canWrite: boolean }) {
   return (
     <section id="alert-rules" aria-labelledby="alert-rules-title" class="database-section">
       <h2 id="alert-rules-title">Alert rules that apply</h2>
@@ -22,7 +25,7 @@ export function AlertRulesSection({ rules }: { rules: AlertRule[] }) {
             <tbody>
               {rules.map((rule) => (
                 <tr>
-                  <th scope="row">{rule.name}</th>
+                  <th scope="row">{canWrite ? <a href={ruleEditorHref(rule.id)}>{rule.name}</a> : rule.name}</th>
                   <td>
                     <code>{`${rule.metric} ${rule.operator} ${rule.threshold}`}</code>
                     {rule.duration_seconds > 0 && ` for ${rule.duration_seconds} s`}

@@ -15,9 +15,10 @@ export function DatabaseSections(props: { source: DatabaseSectionsSource; viewer
   const writes = canWrite(viewer);
   return (
     <>
+      <p id="sections-problem" class="alert" role="alert" hidden />
       <SlowQueriesSection databaseId={database.id} queries={source.slowQueries(orgId, database.id, range, sort, now)} range={range.text} sort={sort} />
       <OptimizationsSection optimizations={source.optimizations(orgId, database.id)} canWrite={writes} />
-      <AlertRulesSection rules={source.rules(orgId, database.id)} />
+      <AlertRulesSection rules={source.rules(orgId, database.id)} canWrite={writes} />
       <ConnectionSection database={database} canWrite={writes} />
     </>
   );

@@ -68,6 +68,24 @@ t.test('database page sections in chromium', async (t) => {
     await t.resolveMatch(page.locator('#connection').textContent(), 'A password is not set; it is never shown.');
     await audit('database sections');
 
+    // Live: a rule made through the API appears at the database's interval (10 s), the page not reloaded,
+    // even with the charts on 30 days (whose daily points are read again once a day).
+    await page.evaluate(() => Object.assign(window, { loadedOnce: true }));
+    await page.getByRole('button', { name: '30 d' }).click();
+    await server.request('POST', '/v1/alerts/rules', {
+      key: tenant.key,
+      body: { name: 'Busy orders', database_id: databaseId, metric: 'connections.total', operator: '>', threshold: 50, severity: 'warning' },
+    });
+    const newRule = page.locator('#alert-rules').getByRole('link', { name: 'Busy orders' });
+    await newRule.waitFor({ timeout: 30_000 });
+    t.equal(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce), true, 'the rule appeared without a reload');
+    await t.resolveMatch(page.locator('#slow-queries th[aria-sort="descending"]').textContent(), 'Calls', 'the sections refreshed as they were asked for');
+    await newRule.click();
+    await page.locator('#rule-form-title', { hasText: 'Edit rule: Busy orders' }).waitFor();
+    t.pass("the rule's link opens it in the editor");
+    t.equal(await page.locator('#rule-name').inputValue(), 'Busy orders');
+    await page.goBack();
+
     await page.locator('#slow-queries tbody th a', { hasText: slowQuery }).click();
     await page.getByRole('heading', { level: 1, name: 'Slow query' }).waitFor();
     await t.resolveMatch(page.locator('pre.statement').textContent(), slowQuery);

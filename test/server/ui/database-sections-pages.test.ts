@@ -58,6 +58,8 @@ t.test("database page sections: server-rendered, escaped, in the viewer's organi
     t.match(html, 'planner cost 1000 → 8 (99.2 % lower)');
     t.match(html, 'Seq Scan on orders');
     t.match(html, '<code>connections.used_pct > 90</code> for 300 s</td><td>warning</td><td>every database</td>', 'the stock rules that watch every database');
+    const stockRule = (await server.request('GET', '/v1/alerts/rules', { headers: member.headers() })).body.data.find((rule: { metric: string }) => rule.metric === 'connections.used_pct');
+    t.match(html, `<th scope="row"><a href="/alerts?edit_rule=${stockRule.id}#rule-form">${stockRule.name}</a></th>`, 'each rule leads to its editor');
     t.match(html, 'A password is set; it is never shown.');
     t.notMatch(html, 'hunter2-secret');
     t.match(html, 'name="clear_password"', 'a way to remove the stored password');
@@ -74,6 +76,7 @@ t.test("database page sections: server-rendered, escaped, in the viewer's organi
     t.notMatch(html, 'data-apply=', 'no apply');
     t.notMatch(html, 'connection-form', 'no connection form');
     t.notMatch(html, 'data-monitoring=', 'no pause');
+    t.notMatch(html, 'edit_rule=', 'no way to the rules editor');
     t.match(html, '<dt>Password</dt><dd>set</dd>');
     t.notMatch((await page(viewer, `/databases/${databaseId}/queries/${queryId}`)).html, 'request-optimization');
     const apply = await server.request('POST', `/v1/optimizations/${requested.id}/apply`, { headers: viewer.headers() });
