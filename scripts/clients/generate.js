@@ -5,12 +5,13 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateNode } from './generate-node.js';
 import { servedOpenApiDocument } from './served-openapi.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each generator: `(document) => Promise<Record<path from the repository root, file content>>`. */
-const generators = [];
+const generators = [generateNode];
 
 const check = process.argv.includes('--check');
 const document = await servedOpenApiDocument();
