@@ -45,7 +45,12 @@ t.test('databases: create, read, update, list across pages, delete', async (t) =
 });
 
 t.test('metrics and history of the monitored database', async (t) => {
-  const current = await dbmon.getCurrentMetrics({ id: env.DBMON_TEST_DATABASE_ID as string });
+  // The fixture waited for the metrics to answer; a busy machine may still be storing the first sample.
+  let current = await dbmon.getCurrentMetrics({ id: env.DBMON_TEST_DATABASE_ID as string });
+  for (const deadline = Date.now() + 60_000; current.timestamp === null && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    current = await dbmon.getCurrentMetrics({ id: env.DBMON_TEST_DATABASE_ID as string });
+  }
   t.equal(current.database_id, env.DBMON_TEST_DATABASE_ID);
   t.ok(current.timestamp, 'a sample from the embedded agent');
   const history = await dbmon.getMetricsHistory({ id: env.DBMON_TEST_DATABASE_ID as string, range: '1h', resolution: 'raw' });
