@@ -60,6 +60,6 @@ function matches(signature: string, expected: Buffer): boolean {
 
 function header(headers: HeaderSource, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const value = Object.entries(headers).find(([key, value]) => key.toLowerCase() === name && value !== undefined)?.[1];
   return Array.isArray(value) ? value[0] : value;
 }
