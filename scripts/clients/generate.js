@@ -6,13 +6,14 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateGo } from './generate-go.js';
+import { generateNode } from './generate-node.js';
 import { generatePython } from './generate-python.js';
 import { servedOpenApiDocument } from './served-openapi.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each generator: `(document) => Promise<Record<path from the repository root, file content>>`. */
-const generators = [generatePython, generateGo];
+const generators = [generateNode, generatePython, generateGo];
 
 const check = process.argv.includes('--check');
 const document = await servedOpenApiDocument();
