@@ -135,7 +135,7 @@ try {
   const loop = await eventLoopWindow(server, loopFile, 2);
   const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
     .split('\n')
-    .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.05"))/.test(line));
+    .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.(05|1|5)"))/.test(line));
   await stopChild(server);
 
   const f = (values) =>
