@@ -8,12 +8,14 @@
 // the passes measured are steady-state ones. Then 4 agents each post a batch of their databases'
 // collections every 10 s (20 statements per collection), and one client reads
 // `GET /v1/databases/{id}` in a loop (25 ms apart), for `--seconds`: long enough for the server's
-// rollup and retention passes to run at least twice. Latencies are measured by this process.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+// rollup and retention passes to run at least twice. Latencies are measured by this process; the
+// server's event-loop delay over the same window by bench/event-loop-probe.js inside it.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 import { describeRun, fleetArgs, fleetSnapshot, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
@@ -60,6 +62,20 @@ async function timedFetch(url, init, latencies, failures) {
   }
 }
 
+const probe = pathToFileURL(join(import.meta.dirname, 'event-loop-probe.js')).href;
+
+/** Ends the server's current event-loop window (bench/event-loop-probe.js) and returns it, the `number`th. */
+async function eventLoopWindow(server, file, number) {
+  server.child.kill('SIGUSR2');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const window = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+    if (window?.window === number) return window;
+    await sleep(20);
+  }
+  throw new Error(`the server wrote no event-loop window ${number}`);
+}
+
 const { dir, fleet } = await fleetState(flags);
 const copy = mkdtempSync(join(tmpdir(), 'dbmon-bench-live-'));
 const children = [];
@@ -70,13 +86,16 @@ try {
   await bringUpToDate(flags.root, copy);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = startChild(children, 'dbmon server', flags.root, [join(flags.root, 'dist/server/main.js')], {
+  const loopFile = join(copy, 'event-loop.json');
+  const server = startChild(children, 'dbmon server', flags.root, ['--import', probe, join(flags.root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: copy,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
     DBMON_AGENT_EMBEDDED: 'false',
+    DBMON_BENCH_LOOP_FILE: loopFile,
   });
   await waitFor(server, '/healthz', async () => (await globalThis.fetch(`${base}/healthz`)).status === 200);
+  await eventLoopWindow(server, loopFile, 1); // the start-up's window, left out
   const cpuBefore = childCpuMs(server.child.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -113,9 +132,10 @@ try {
   await Promise.all([...agentLoops, reader]);
   const elapsed = (performance.now() - started) / 1000;
   const serverCpu = (childCpuMs(server.child.pid) - cpuBefore) / 1000 / elapsed;
+  const loop = await eventLoopWindow(server, loopFile, 2);
   const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
     .split('\n')
-    .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.05"))/.test(line));
+    .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.(05|1|5)"))/.test(line));
   await stopChild(server);
 
   const f = (values) =>
@@ -123,6 +143,7 @@ try {
   out(`state ${dir} (${fleet.databases.length} databases), ${elapsed.toFixed(0)} s`);
   out(`GET /v1/databases/{id}:  ${f(reads)}`);
   out(`POST /v1/agent/samples:  ${f(posts)}`);
+  out(`server event loop delay: max ${loop.max} ms, p99.9 ${loop.p999} ms, p99 ${loop.p99} ms, p50 ${loop.p50} ms (${loop.count} samples)`);
   out(`server CPU ${(serverCpu * 100).toFixed(0)} % of a core; failures: ${failures.length === 0 ? 'none' : failures.slice(0, 5).join(', ')}`);
   for (const line of jobLines) out(`  ${line}`);
   if (failures.length > 0) process.exitCode = 1;

@@ -66,7 +66,8 @@ async function main(): Promise<void> {
   const { address, port } = server.address() as AddressInfo;
   logger.info({ address, port, stateDir: config.state_dir, version: packageVersion() }, 'dbmon server listening');
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
-  const backgroundJobs = [...composed.backgroundJobs, checkpointInBackground(db)];
+  const checkpoints = checkpointInBackground(db);
+  const backgroundJobs = [...composed.backgroundJobs, checkpoints];
   const jobs = new JobScheduler(backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics });
   jobs.start();
   const dispatcher = composed.webhookDispatcher({
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     await embeddedAgent?.stop();
     await Promise.all([closeGracefully(server, config.server.shutdown_timeout_seconds * 1000), dispatcher.stop(), jobs.stop()]);
+    await checkpoints.stop();
     db.close();
     stateLock.release();
     logger.info('stopped');

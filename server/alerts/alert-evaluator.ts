@@ -71,7 +71,7 @@ export interface Series {
  *   for `==`, `!=` and `reachable`) on every sample of a trailing run of at least two samples that
  *   also spans `duration_seconds`. A value hovering at the threshold, or alternating across it,
  *   therefore never resolves and re-fires. `reachable` is a fact, not a measurement near a
- *   threshold: one reachable sample is a run, so with no hold its alert resolves on it.
+ *   threshold: its alert resolves on the first reachable sample, whatever its hold.
  * - Unknown (a metric missing from the newest sample, or samples stale for a metric other than
  *   `reachable`) neither fires nor resolves.
  * - `reachable` is 1/0 per sample; when samples stopped arriving for more than two intervals (or
@@ -100,10 +100,7 @@ export function evaluateAlerts(input: EvaluationInput): AlertAction[] {
     const lastValue = series.points.at(-1)?.value ?? null;
     const open = input.openAlerts.find((alert) => alert.rule_id === rule.id);
     if (open !== undefined) {
-      const clearRun = trailingRun(series.points, (value) => clearedPastMargin(rule, value));
-      if (clearRun !== undefined && clearRun.length >= shortestClearRun(rule) && series.endMs - clearRun.startMs >= rule.duration_seconds * 1000) {
-        actions.push({ kind: 'resolve', alertId: open.id, ruleId: rule.id, value: lastValue, reason: 'cleared' });
-      }
+      if (cleared(rule, series, lastValue)) actions.push({ kind: 'resolve', alertId: open.id, ruleId: rule.id, value: lastValue, reason: 'cleared' });
       continue;
     }
     const suppression = input.suppressions.find((entry) => entry.rule_id === rule.id);
@@ -185,9 +182,17 @@ export function clearedPastMargin(rule: Pick<RuleSpec, 'operator' | 'threshold' 
   }
 }
 
-/** How many clear samples in a row resolve an alert of `rule` (at the least: its hold must be spanned too). */
-function shortestClearRun(rule: RuleSpec): number {
-  return rule.metric === reachableMetric ? 1 : 2;
+/**
+ * Whether the open alert of `rule` resolves on `series`. Reachability resolves on its newest
+ * point, as Prometheus resolves `up == 0` once a scrape succeeds: the hold delays firing only. A
+ * run of clear samples held against a hold would span a silence between two stored samples (the
+ * series has no point for it), so a database back after a silence would resolve at once or two
+ * minutes later depending on whether samples from before the silence were still in the window.
+ */
+function cleared(rule: RuleSpec, series: Series, newest: number | null): boolean {
+  if (rule.metric === reachableMetric) return newest !== null && clearedPastMargin(rule, newest);
+  const clearRun = trailingRun(series.points, (value) => clearedPastMargin(rule, value));
+  return clearRun !== undefined && clearRun.length >= 2 && series.endMs - clearRun.startMs >= rule.duration_seconds * 1000;
 }
 
 /** The text of an alert: what the rule watches, what it saw and what it expects. */

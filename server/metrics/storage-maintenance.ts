@@ -1,7 +1,7 @@
-import { runPass, type BackgroundJob } from '../jobs/background-job.js';
+import { runPass, type SynchronousJob } from '../jobs/background-job.js';
 
 /** A rollup pass, then a retention pass, each to its end at once (a serving process schedules them as jobs). */
-export function maintainMetricStorage(storage: { rollups: BackgroundJob; retention: BackgroundJob }, now: Date): void {
+export function maintainMetricStorage(storage: { rollups: SynchronousJob; retention: SynchronousJob }, now: Date): void {
   runPass(storage.rollups, now);
   runPass(storage.retention, now);
 }

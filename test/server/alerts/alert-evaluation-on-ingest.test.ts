@@ -104,6 +104,52 @@ t.test('alert evaluation on ingest', async (t) => {
     t.same(await active(id), [], 'and the other once healthy for 30 s');
   });
 
+  // The stock rule "Database unreachable for 2 minutes" as Prometheus's `up == 0` with `for: 2m`: it fires once
+  // the database has been unreachable for its hold and resolves when it answers again, whatever the silence or
+  // the failures before lasted (the hold delays firing only).
+  const unreachable = 'reachable by Database unreachable for 2 minutes';
+  /** The timer's evaluation (every 15 s in the server) from `fromMs` to `toMs`. */
+  const timer = (fromMs: number, toMs: number) => {
+    for (let at = fromMs; at <= toMs; at += 15_000) server.services.alerting.evaluateAll(new Date(at));
+  };
+  const healthy = Array.from({ length: 18 }, (): Overrides => ({}));
+  for (const silenceSeconds of [180, 400]) {
+    await t.test(`after ${silenceSeconds} s of silence: the stock unreachable alert fired after two minutes, resolved by the first sample back`, async (t) => {
+      const id = await createDatabase(`silent-${silenceSeconds}`);
+      ingest(server, id, ...healthy);
+      const lastMs = server.clock.now.getTime() - 10_000;
+      // Unreachable from two intervals after the last sample (when samples count as stopped).
+      server.services.alerting.evaluateAll(new Date(lastMs + 139_000));
+      t.same(await active(id), [], 'unreachable for 119 s');
+      server.services.alerting.evaluateAll(new Date(lastMs + 141_000));
+      t.same(await active(id), [unreachable], 'unreachable for 121 s');
+      timer(lastMs + 141_000, lastMs + silenceSeconds * 1000);
+      server.clock.now = new Date(lastMs + silenceSeconds * 1000);
+      ingest(server, id, {});
+      t.same(await active(id), [], 'one reachable sample resolves it');
+      t.equal(await status(id), 'healthy');
+    });
+  }
+
+  await t.test('failed collections for three minutes: the stock unreachable alert resolves on the first successful one', async (t) => {
+    const id = await createDatabase('refusing');
+    ingest(server, id, ...Array.from({ length: 18 }, () => down));
+    t.same(await active(id), [unreachable], 'fired on the batch');
+    ingest(server, id, {});
+    t.same(await active(id), []);
+    t.equal(await status(id), 'healthy');
+  });
+
+  await t.test('a silence shorter than its hold fires no unreachable alert', async (t) => {
+    const id = await createDatabase('blip');
+    ingest(server, id, ...healthy);
+    const lastMs = server.clock.now.getTime() - 10_000;
+    timer(lastMs + 15_000, lastMs + 135_000);
+    server.clock.now = new Date(lastMs + 135_000);
+    ingest(server, id, {});
+    t.same(await active(id), []);
+  });
+
   await t.test('a rule changed by another connection is seen by the next batch', async (t) => {
     const id = await createDatabase('rules-elsewhere');
     const other = await createDatabase('not-watched');

@@ -100,3 +100,38 @@ t.test('a pass still running when it falls due again is not queued twice', async
   release = true;
   await waitUntil('the pass ends', async () => events.includes('pass slow'));
 });
+
+t.test('a slice that hands its work to another thread: its slice time is what it held the loop, its pass waits for the work', async (t) => {
+  const captured = captureLogger('warn');
+  const { logger } = captured;
+  const sliceSeconds: number[] = [];
+  const passSeconds: number[] = [];
+  const passes: boolean[] = [];
+  const observer: JobObserver = {
+    jobSliceRan: (_job, seconds) => sliceSeconds.push(seconds),
+    jobPassEnded: (_job, seconds, failed) => {
+      passSeconds.push(seconds);
+      passes.push(failed);
+    },
+    jobBehindSince: () => undefined,
+  };
+  let calls = 0;
+  const offLoop: BackgroundJob = {
+    name: 'off_loop',
+    periodMs: 60_000,
+    slice: () => (++calls === 1 ? new Promise((resolve) => setTimeout(() => resolve(false), 100)) : Promise.reject(new Error('worker gone'))),
+  };
+  const scheduler = new JobScheduler([offLoop], () => new Date(), { logger, observer });
+  t.teardown(() => scheduler.stop());
+  scheduler.start();
+  await waitUntil('the first pass', async () => passes.length === 1);
+  t.ok(passSeconds[0]! >= 0.09, `the pass lasted until the work ended (${passSeconds[0]} s)`);
+  t.ok(sliceSeconds[0]! < passSeconds[0]!, `the slice held the loop ${sliceSeconds[0]} s`);
+  await scheduler.stop();
+  const second = new JobScheduler([offLoop], () => new Date(), { logger, observer });
+  second.start();
+  await waitUntil('the second pass', async () => passes.length === 2);
+  await second.stop();
+  t.same(passes, [false, true], 'a rejected slice fails its pass');
+  t.match(captured.lines, [{ msg: 'background job failed', job: 'off_loop', err: { message: 'worker gone' } }]);
+});
