@@ -1,7 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env -S node --max-semi-space-size=1 --jitless --no-expose-wasm
 // A 1 MiB young generation: without it V8 grows it to 8–16 MiB after a burst, 10–17 MiB more resident
-// memory for an agent whose steady state is under 20 MiB of heap (BENCHMARKS.md, #20 point 5). The
-// systemd unit starts node with the same flags.
+// memory for an agent whose steady state is under 20 MiB of heap (BENCHMARKS.md, #20 point 5).
+// --jitless: V8's optimizing compilers are never paged in, about 10 MiB less resident at no
+// measurable CPU per cycle, whose time is in the drivers' I/O (BENCHMARKS.md, session 7). It takes
+// WebAssembly away (--no-expose-wasm says so without a warning): node's fetch needs it, so the agent
+// must not use fetch. The systemd unit starts node with the same flags.
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';

@@ -29,9 +29,12 @@ export class CollectionRunner<Source extends Pingable> {
   readonly #collectorErrors = new Map<string, string>();
 
   readonly #catalog: MetricCatalog;
+  /** Each collector's logger, made once rather than every cycle. */
+  readonly #loggers: readonly Logger[];
 
   constructor(private readonly options: CollectionRunnerOptions<Source>) {
     this.#catalog = options.catalog ?? metricCatalog;
+    this.#loggers = options.collectors.map((collector) => options.logger.child({ collector: collector.name }));
   }
 
   /**
@@ -39,7 +42,7 @@ export class CollectionRunner<Source extends Pingable> {
    * running is cancelled and the collectors not yet run are recorded as failed with its reason.
    */
   async collect(now: Date = new Date(), signal: AbortSignal = new AbortController().signal): Promise<Snapshot> {
-    const { source, collectors, logger } = this.options;
+    const { source, collectors } = this.options;
     const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, maxErrorLength);
     try {
       // A connection that broke since the last cycle fails the first ping and is dropped;
@@ -54,9 +57,9 @@ export class CollectionRunner<Source extends Pingable> {
     const outcomes: CollectorOutcome[] = [];
     const contributions: Contribution[] = [];
     let statisticsFailure: string | undefined;
-    for (const collector of collectors) {
+    for (const [index, collector] of collectors.entries()) {
       const started = performance.now();
-      const ctx = { signal, now, logger: logger.child({ collector: collector.name }) };
+      const ctx = { signal, now, logger: this.#loggers[index]! };
       try {
         signal.throwIfAborted();
         contributions.push(await collector.collect(source, ctx));
@@ -114,17 +117,16 @@ function withinKeyLimit(counters: Record<string, number>): Record<string, number
   return Object.fromEntries(Object.entries(counters).filter(([key]) => key.length <= maxCounterKeyLength));
 }
 
+/** One pass: the counters of a cycle run to hundreds, so copying them at every step would not do. */
 function mergeContributions(contributions: readonly Contribution[]): Contribution {
-  return contributions.reduce<Contribution>(
-    (merged, next) => ({
-      ...merged,
-      ...next,
-      values: { ...merged.values, ...next.values },
-      counters: { ...merged.counters, ...next.counters },
-      readings: { ...merged.readings, ...next.readings },
-    }),
-    {},
-  );
+  const merged = { values: {}, counters: {}, readings: {} } satisfies Contribution;
+  for (const { values, counters, readings, ...rest } of contributions) {
+    Object.assign(merged, rest);
+    Object.assign(merged.values, values);
+    Object.assign(merged.counters, counters);
+    Object.assign(merged.readings, readings);
+  }
+  return merged;
 }
 
 /** The metrics the runner computes from consecutive readings, keyed by catalog path. */

@@ -8,8 +8,9 @@ export interface CollectContext {
 }
 
 /**
- * One statistics view turned into values. A collector holds no state between cycles: it reports
- * cumulative readings, and the runner turns consecutive readings into per-interval rates.
+ * One statistics view turned into values. A collector reports cumulative readings, and the runner
+ * turns consecutive readings into per-interval rates; what a collector keeps between cycles is
+ * only what spares the engine work (a setting read every few minutes, statement texts already read).
  */
 export interface Collector<Source> {
   readonly name: string;

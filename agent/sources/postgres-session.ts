@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { pg } from './pg-driver.js';
 import { AGENT_MARKER, type ConnectionSettings } from './connection-settings.js';
 import { postgresClientConfig } from './postgres-client-config.js';
 import type { Row } from './row.js';

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { pg } from './pg-driver.js';
 import type { Pingable } from '../collection/collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, type ConnectionSettings, type SourceOptions } from './connection-settings.js';

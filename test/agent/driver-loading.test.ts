@@ -12,6 +12,11 @@ t.setTimeout(120_000);
 
 const agentKey = 'dbm_sak_driverloadkeydriverloadkeydriv12';
 const recorder = fileURLToPath(new URL('../fixtures/node/record-loaded-packages.mjs', import.meta.url));
+/** The node flags of the agent's #! line (--jitless among them): the agent runs, collects and delivers with them. */
+const agentNodeFlags = readFileSync(new URL('../../agent/main.ts', import.meta.url), 'utf8')
+  .split('\n', 1)[0]!
+  .split(' ')
+  .filter((word) => word.startsWith('--'));
 const localDatabases = {
   postgresql: '{ host: 127.0.0.1, port: 5432, database: test, username: postgres }',
   mariadb: '{ host: 127.0.0.1, port: 3306, database: mysql, username: root }',
@@ -33,7 +38,7 @@ async function packagesLoadedCollecting(t: Test, type: keyof typeof localDatabas
     }),
   );
   const loadedFile = join(dir, 'loaded.json');
-  const agent = spawnAgent({ DBMON_AGENT_CONFIG: configFile, DBMON_TEST_LOADED_PACKAGES_FILE: loadedFile }, ['--import', recorder]);
+  const agent = spawnAgent({ DBMON_AGENT_CONFIG: configFile, DBMON_TEST_LOADED_PACKAGES_FILE: loadedFile }, [...agentNodeFlags, '--import', recorder]);
   t.teardown(() => agent.child.kill('SIGKILL'));
   await waitUntil(`a ${type} sample`, async () => receiver.storedSamples().some((sample) => sample.database_id === 'db_only'), 90_000);
   agent.child.kill('SIGTERM');
@@ -45,10 +50,12 @@ t.test('an agent collecting only PostgreSQL loads pg and never mysql2', async (t
   const loaded = await packagesLoadedCollecting(t, 'postgresql');
   t.ok(loaded.includes('pg'), `pg is among ${loaded.join(', ')}`);
   t.notOk(loaded.includes('mysql2'), 'mysql2 is not loaded');
+  t.notOk(loaded.includes('node:undici'), "pg does not make node load its fetch (undici), which --jitless could not run");
 });
 
 t.test('an agent collecting only MariaDB loads mysql2 and never pg', async (t) => {
   const loaded = await packagesLoadedCollecting(t, 'mariadb');
   t.ok(loaded.includes('mysql2'), `mysql2 is among ${loaded.join(', ')}`);
   t.notOk(loaded.includes('pg'), 'pg is not loaded');
+  t.notOk(loaded.includes('node:undici'), "node's fetch (undici) is not loaded");
 });

@@ -32,13 +32,6 @@ export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
   name: 'mysql_statement_digests',
   explainsMissingLatency: true,
   async collect(source, { signal }) {
-    const [setting] = await source.query('SELECT @@performance_schema AS enabled', [], signal);
-    if (numberOf(setting?.enabled) !== 1) {
-      throw new Error(
-        'performance_schema is OFF (performance_schema = ON in the server configuration): ' +
-          'no statement statistics, query rate or latency',
-      );
-    }
     const rows = await source.query(
       `SELECT DIGEST AS digest, DIGEST_TEXT AS query, COUNT_STAR AS calls,
               SUM_TIMER_WAIT AS total_ps, MAX_TIMER_WAIT AS max_ps,
@@ -48,6 +41,8 @@ export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
       [source.schema],
       signal,
     );
+    // The table is there and empty when performance_schema is off: asked only then.
+    if (rows.length === 0) await requirePerformanceSchema(source, signal);
     const statements = rows
       .filter((row) => !ASKS_FOR_PLAN.test(textOf(row.query)))
       .map((row) => ({
@@ -69,3 +64,13 @@ export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
     };
   },
 };
+
+async function requirePerformanceSchema(source: MysqlSource, signal: AbortSignal): Promise<void> {
+  const [setting] = await source.query('SELECT @@performance_schema AS enabled', [], signal);
+  if (numberOf(setting?.enabled) !== 1) {
+    throw new Error(
+      'performance_schema is OFF (performance_schema = ON in the server configuration): ' +
+        'no statement statistics, query rate or latency',
+    );
+  }
+}

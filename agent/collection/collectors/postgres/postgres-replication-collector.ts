@@ -11,23 +11,20 @@ import { nullableNumberOf, numberOf, textOf, type Row } from '../../../sources/r
 export const postgresReplicationCollector: Collector<PostgresSource> = {
   name: 'pg_replication',
   async collect(source, { signal }) {
-    const [self] = await source.query(
-      `SELECT pg_is_in_recovery() AS is_replica,
-              CASE WHEN pg_is_in_recovery()
-                   THEN greatest(0, extract(epoch FROM now() - pg_last_xact_replay_timestamp())) ELSE 0 END AS lag`,
+    // One statement: the server's own row, joined to its replicas' (none on a replica, where
+    // pg_current_wal_lsn() would fail: the CASE keeps it from being called without a replica row).
+    const rows = await source.query(
+      `SELECT s.is_replica, s.lag, r.pid, r.application_name, coalesce(host(r.client_addr), '') AS client_addr, r.state,
+              CASE WHEN r.pid IS NOT NULL THEN pg_wal_lsn_diff(pg_current_wal_lsn(), r.replay_lsn) END AS lag_bytes,
+              extract(epoch FROM r.replay_lag) AS lag_seconds
+         FROM (SELECT pg_is_in_recovery() AS is_replica,
+                      CASE WHEN pg_is_in_recovery()
+                           THEN greatest(0, extract(epoch FROM now() - pg_last_xact_replay_timestamp())) ELSE 0 END AS lag) s
+         LEFT JOIN pg_stat_replication r ON NOT s.is_replica`,
       [],
       signal,
     );
-    const replicas = await source.query(
-      `SELECT application_name, coalesce(host(client_addr), '') AS client_addr, state,
-              pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) AS lag_bytes,
-              extract(epoch FROM replay_lag) AS lag_seconds
-         FROM pg_stat_replication
-        WHERE NOT pg_is_in_recovery()`,
-      [],
-      signal,
-    );
-    return { counters: replicationCounters(self ?? {}, replicas) };
+    return { counters: replicationCounters(rows[0] ?? {}, rows.filter((row) => row.pid !== null)) };
   },
 };
 

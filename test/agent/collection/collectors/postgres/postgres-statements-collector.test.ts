@@ -79,3 +79,32 @@ t.test('the extension in a schema of its own is found', async (t) => {
   t.ok(snapshot.collectors.every((collector) => collector.success), JSON.stringify(snapshot.collectors));
   t.equal(snapshot.statements?.find((statement) => statement.query === 'SELECT $1')?.calls, 1);
 });
+
+t.test('statement texts are read for entries not seen before, not every cycle', async (t) => {
+  // The extension is in the schema of the test before; it files the agent's own statements too, marker and all.
+  const textReads = async (): Promise<number> => {
+    const { rows } = await client.query<{ calls: string }>(
+      `SELECT coalesce(sum(calls), 0)::text AS calls FROM "Stats ""here""".pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query LIKE '%queryid = ANY(%'`,
+    );
+    return Number(rows[0]?.calls);
+  };
+  const runner = newRunner();
+  await runner.collect();
+  await client.query('SELECT 3 + 3');
+  await textReads(); // its own entry, known from the next cycle on
+  await runner.collect();
+  const before = await textReads();
+  await client.query('SELECT 3 + 3');
+  const again = await runner.collect();
+  t.equal(await textReads(), before, 'no new entry: no text read');
+  t.equal(again.statements?.find((statement) => statement.query === 'SELECT $1 + $2')?.calls, 1, 'a known entry keeps its text');
+  await client.query("SELECT 'a new statement'::text");
+  const fresh = await runner.collect();
+  t.equal(await textReads(), before + 1, 'a new entry: its text read once');
+  t.equal(fresh.statements?.find((statement) => statement.query === 'SELECT $1::text')?.calls, 1);
+  t.notOk(
+    fresh.statements?.some((statement) => statement.query.includes('dbmon')),
+    "the agent's own statements are still left out",
+  );
+});

@@ -1,0 +1,3 @@
+const nodeNavigator = { userAgent: `Node.js/${process.versions.node.split('.')[0]}` };
+
+(globalThis as { navigator?: unknown }).navigator ??= nodeNavigator;
