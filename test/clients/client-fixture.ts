@@ -53,7 +53,8 @@ export async function startClientFixture(t: { teardown(fn: () => unknown): void 
   if (created.status !== 201) throw new Error(`creating the monitored database answered ${created.status}: ${created.text}`);
   const databaseId = created.body.id as string;
   startTestEmbeddedAgent(t, server);
-  await waitUntil('a first sample of the monitored database', async () => (await server.request('GET', `/v1/databases/${databaseId}/metrics`, { key })).status === 200, 60_000);
+  // The snapshot answers 200 with a null timestamp until the first sample is stored.
+  await waitUntil('a first sample of the monitored database', async () => (await server.request('GET', `/v1/databases/${databaseId}/metrics`, { key })).body?.timestamp != null, 60_000);
 
   const control = await startControlServer((endsInSeconds) => {
     const serverNow = Date.now() + clockOffsetMs;
