@@ -146,6 +146,21 @@ func TestAnInvalidBodyIsAnInvalidRequestError(t *testing.T) {
 	}
 }
 
+func TestAnOAuthAccessTokenAUserGrantedActsWithinItsScopes(t *testing.T) {
+	ctx := context.Background()
+	application := NewClient(WithAccessToken(fixtureEnv(t, "DBMON_TEST_ACCESS_TOKEN")))
+	database, err := application.GetDatabase(ctx, fixtureEnv(t, "DBMON_TEST_DATABASE_ID"))
+	if err != nil || database.Name != "monitored" {
+		t.Fatalf("GetDatabase with the access token: %+v, %v", database, err)
+	}
+	// alerts is not a granted scope
+	_, err = application.ListAlertRules(ctx, nil)
+	var denied *PermissionDeniedError
+	if !errors.As(err, &denied) {
+		t.Fatalf("ListAlertRules with the access token: %v, want a PermissionDeniedError", err)
+	}
+}
+
 func TestMetricsOfTheMonitoredDatabase(t *testing.T) {
 	ctx := context.Background()
 	client := NewClient()

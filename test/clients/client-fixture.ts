@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestEmbeddedAgent } from '../helpers/embedded-agent-under-test.js';
-import { createServiceKey, createTenant, startTestServer } from '../helpers/test-server.js';
+import { newPkce, OAuthBrowser, postForm, registerApplication } from '../helpers/oauth-flow.js';
+import { createServiceKey, createTenant, createUserKey, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { createThrowawayPostgresDatabase } from '../helpers/throwaway-postgres-database.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -13,6 +14,8 @@ import { waitUntil } from '../helpers/wait-until.js';
  *
  * - `DBMON_BASE_URL`: the server's `/v1` base URL.
  * - `DBMON_API_KEY`: a write service-account key of an enterprise organization, every scope but `agent`.
+ * - `DBMON_TEST_ACCESS_TOKEN`: an OAuth access token a member of the same organization granted an
+ *   application through the authorization code flow, with the scopes `databases` and `metrics`.
  * - `DBMON_TEST_FREE_API_KEY`: a write key of a free-plan organization (100 requests an hour).
  * - `DBMON_TEST_DATABASE_ID`: the monitored database (of the enterprise organization), with a sample already.
  * - `DBMON_TEST_POSTGRES_HOST`, `_PORT`, `_DATABASE`, `_USERNAME`: a connection to give databases a test creates.
@@ -67,6 +70,7 @@ export async function startClientFixture(t: { teardown(fn: () => unknown): void 
     env: {
       DBMON_BASE_URL: `${server.url}/v1`,
       DBMON_API_KEY: key,
+      DBMON_TEST_ACCESS_TOKEN: await grantedAccessToken(server, tenant.orgId),
       DBMON_TEST_FREE_API_KEY: free.key,
       DBMON_TEST_DATABASE_ID: databaseId,
       DBMON_TEST_POSTGRES_HOST: database.settings.host,
@@ -76,6 +80,33 @@ export async function startClientFixture(t: { teardown(fn: () => unknown): void 
       DBMON_TEST_CONTROL_URL: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
     },
   };
+}
+
+/** An access token from the real authorization code flow: an admin registers the application, a member grants it. */
+async function grantedAccessToken(server: TestServer, orgId: string): Promise<string> {
+  const admin = createUserKey(server.services, orgId, server.clock.now, 'admin', 'write', ['databases', 'api_keys']);
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const application = await registerApplication(server, admin.key, { name: 'Client tests', redirect_uris: [redirectUri], scopes: ['databases', 'metrics'] });
+  const member = await OAuthBrowser.signIn(server, orgId);
+  const pkce = newPkce();
+  const code = await member.code({
+    response_type: 'code',
+    client_id: application.client_id,
+    redirect_uri: redirectUri,
+    scope: 'databases metrics',
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  });
+  const token = await postForm(server, '/v1/oauth/token', {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: pkce.verifier,
+    client_id: application.client_id,
+    client_secret: application.client_secret!,
+  });
+  if (token.status !== 200) throw new Error(`the token endpoint answered ${token.status}: ${token.text}`);
+  return token.body.access_token as string;
 }
 
 async function startControlServer(endRateWindowIn: (seconds: number) => void): Promise<Server> {

@@ -8,7 +8,7 @@ import unittest
 import urllib.request
 
 import dbmon
-from dbmon import InvalidRequestError, NotFoundError
+from dbmon import Client, InvalidRequestError, NotFoundError, PermissionDeniedError
 
 from .fixture import fixture_client, fixture_env, monitored_database_id, new_database_body
 
@@ -99,6 +99,14 @@ class MetricsTest(unittest.TestCase):
         self.assertEqual(history["resolution"], "raw")
         self.assertGreaterEqual(len(history["data"]), 1)
         self.assertIn("connections.max", history["data"][0]["metrics"])
+
+
+class AccessTokenTest(unittest.TestCase):
+    def test_an_oauth_access_token_a_user_granted_acts_within_its_scopes(self) -> None:
+        application = Client(access_token=fixture_env("DBMON_TEST_ACCESS_TOKEN"), base_url=fixture_env("DBMON_BASE_URL"))
+        self.assertEqual(application.get_database(monitored_database_id())["name"], "monitored")
+        with self.assertRaises(PermissionDeniedError):
+            application.list_alert_rules()  # alerts is not a granted scope
 
 
 class AlertRulesTest(unittest.TestCase):
