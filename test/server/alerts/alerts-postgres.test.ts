@@ -70,6 +70,18 @@ t.test('real PostgreSQL: extra sessions fire a connections.active rule, webhooks
   const verified = (entry: ReceivedWebhook) => verifier.verify(entry.body, entry.headers as Record<string, string>) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- event JSON
 
   const sleepers: pg.Client[] = [];
+  /** Waits until pg_stat_activity shows `expected` sleeping sessions active (a cancelled backend takes a moment to leave). */
+  const sleepersActive = async (expected: number, what: string) => {
+    for (let tries = 0; tries < 250; tries++) {
+      const { rows } = await database.admin(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
+        [database.name],
+      );
+      if (rows[0].n === expected) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`the sleeping sessions did not ${what}`);
+  };
   const openSessions = async () => {
     for (let i = 0; i < sessions; i++) {
       const client = await database.connect();
@@ -77,20 +89,12 @@ t.test('real PostgreSQL: extra sessions fire a connections.active rule, webhooks
       sleepers.push(client);
       client.query('SELECT pg_sleep(60)').catch(() => undefined);
     }
-    // The sessions show up as active once their statement started.
-    for (let tries = 0; tries < 100; tries++) {
-      const { rows } = await database.admin(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
-        [database.name],
-      );
-      if (rows[0].n === sessions) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error('the sleeping sessions did not start');
+    await sleepersActive(sessions, 'start');
   };
   const closeSessions = async () => {
     await database.admin("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'SELECT pg_sleep%'", [database.name]);
     await Promise.all(sleepers.splice(0).map((client) => client.end().catch(() => undefined)));
+    await sleepersActive(0, 'end');
   };
   t.teardown(closeSessions);
 
