@@ -1,5 +1,6 @@
 import { databaseTypes } from '../../common/agent-protocol/database-types.js';
 import { databaseStatuses } from '../databases/databases-schema.js';
+import { ScrollRegion } from './scroll-region.js';
 
 /**
  * The overview's frame: the organization's active alerts, then its databases with filters. The
@@ -43,7 +44,7 @@ export function OverviewPage() {
         <p id="refresh-status" class="muted hint">
           Loading…
         </p>
-        <div class="table-scroll" tabindex={0} role="region" aria-labelledby="databases-title">
+        <ScrollRegion labelledBy="databases-title">
           <table class="databases">
             <thead>
               <tr>
@@ -59,7 +60,7 @@ export function OverviewPage() {
             </thead>
             <tbody id="database-rows" />
           </table>
-        </div>
+        </ScrollRegion>
         <p id="no-databases" class="muted" hidden>
           No database is monitored yet: register one with POST /v1/databases.
         </p>

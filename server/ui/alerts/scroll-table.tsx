@@ -1,7 +1,9 @@
+import { ScrollRegion } from '../scroll-region.js';
+
 /** A table the browser code fills, in a region that scrolls sideways on a narrow screen, named by the heading `titleId`. */
 export function ScrollTable({ titleId, columns, bodyId }: { titleId: string; columns: string[]; bodyId: string }) {
   return (
-    <div class="table-scroll" tabindex={0} role="region" aria-labelledby={titleId}>
+    <ScrollRegion labelledBy={titleId}>
       <table class="databases">
         <thead>
           <tr>
@@ -12,6 +14,6 @@ export function ScrollTable({ titleId, columns, bodyId }: { titleId: string; col
         </thead>
         <tbody id={bodyId} />
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

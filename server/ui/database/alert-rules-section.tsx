@@ -1,4 +1,5 @@
 import type { AlertRule } from './database-sections-source.js';
+import { ScrollRegion } from '../scroll-region.js';
 
 /** Where the alerts page opens `ruleId` in its rules editor. */
 export const ruleEditorHref = (ruleId: string) => `/alerts?${new URLSearchParams({ edit_rule: ruleId })}#rule-form`;
@@ -11,7 +12,7 @@ export function AlertRulesSection({ rules, canWrite }: { rules: AlertRule[]; can
       {rules.length === 0 ? (
         <p class="muted">No alert rule watches this database.</p>
       ) : (
-        <div class="table-scroll" tabindex={0} role="region" aria-label="Alert rules, scrollable">
+        <ScrollRegion label="Alert rules, scrollable">
           <table class="alert-rules">
             <thead>
               <tr>
@@ -37,7 +38,7 @@ export function AlertRulesSection({ rules, canWrite }: { rules: AlertRule[]; can
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

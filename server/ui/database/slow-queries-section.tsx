@@ -1,5 +1,6 @@
 import type { SlowQuery, SlowQuerySort } from './database-sections-source.js';
 import { count, milliseconds } from './figures.js';
+import { ScrollRegion } from '../scroll-region.js';
 
 export const slowQueryRanges = ['1h', '6h', '24h', '7d', '30d'] as const;
 export type SlowQueryRange = (typeof slowQueryRanges)[number];
@@ -28,7 +29,7 @@ export function SlowQueriesSection({ databaseId, queries, range, sort }: { datab
       {queries.length === 0 ? (
         <p class="muted">{`No statement ran in the last ${range.replace(/(\d+)/, '$1 ')}, or none has been collected yet.`}</p>
       ) : (
-        <div class="table-scroll" tabindex={0} role="region" aria-label="Slow queries, scrollable">
+        <ScrollRegion label="Slow queries, scrollable">
           <table class="slow-queries">
             <caption class="visually-hidden">{`Statements of the last ${range}, by ${columns.find((column) => column.sort === sort)!.label.toLowerCase()}`}</caption>
             <thead>
@@ -57,7 +58,7 @@ export function SlowQueriesSection({ databaseId, queries, range, sort }: { datab
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

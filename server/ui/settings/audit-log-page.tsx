@@ -1,4 +1,5 @@
 import { auditActions } from '../../auth/audit/audit-log.js';
+import { ScrollRegion } from '../scroll-region.js';
 
 /** `/settings/audit-log` (owners and admins): the organization's audit log, a page at a time, filtered by action, actor and time (web/settings-audit-log.ts, from /v1/audit-log). */
 export function AuditLogPage() {
@@ -33,7 +34,7 @@ export function AuditLogPage() {
       <p role="status" id="audit-status">
         Loading…
       </p>
-      <div class="table-scroll" tabindex={0} role="region" aria-label="Audit entries">
+      <ScrollRegion label="Audit entries">
         <table id="audit-table">
           <thead>
             <tr>
@@ -47,7 +48,7 @@ export function AuditLogPage() {
           </thead>
           <tbody id="audit-rows"></tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <p class="actions">
         <button type="button" class="secondary" id="audit-newer" disabled>
           Newer

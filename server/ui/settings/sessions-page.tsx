@@ -1,3 +1,5 @@
+import { ScrollRegion } from '../scroll-region.js';
+
 /** `/settings/sessions`: the viewer's browser sessions, this one marked; web/settings-sessions.ts fills it from /v1/sessions and ends them. */
 export function SessionsPage() {
   return (
@@ -6,7 +8,7 @@ export function SessionsPage() {
       <p role="status" id="sessions-status">
         Loading…
       </p>
-      <div class="table-scroll" tabindex={0} role="region" aria-label="Signed-in browsers">
+      <ScrollRegion label="Signed-in browsers">
         <table id="sessions-table">
           <thead>
             <tr>
@@ -22,7 +24,7 @@ export function SessionsPage() {
           </thead>
           <tbody id="session-rows"></tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <p>
         <button type="button" id="sign-out-others" class="secondary">
           Sign out everywhere else

@@ -1,3 +1,5 @@
+import { ScrollRegion, type RegionName } from '../scroll-region.js';
+
 /**
  * The parts the settings pages' browser code fills in: the panel showing a value this once (a key, an
  * invitation link) with its copy button, a confirmation dialog for what cannot be undone, and the list table.
@@ -40,9 +42,9 @@ export function ConfirmDialog({ id, title, confirm }: { id: string; title: strin
 }
 
 /** A list the browser code fills into `rowsId`: a scrolling region named by `labelledBy` (a heading's id) or `label`, its last column the row's actions. */
-export function ListTable({ tableId, rowsId, columns, labelledBy, label }: { tableId: string; rowsId: string; columns: string[]; labelledBy?: string; label?: string }) {
+export function ListTable({ tableId, rowsId, columns, ...name }: { tableId: string; rowsId: string; columns: string[] } & RegionName) {
   return (
-    <div class="table-scroll" tabindex={0} role="region" aria-labelledby={labelledBy} aria-label={label}>
+    <ScrollRegion {...name}>
       <table id={tableId}>
         <thead>
           <tr>
@@ -56,6 +58,6 @@ export function ListTable({ tableId, rowsId, columns, labelledBy, label }: { tab
         </thead>
         <tbody id={rowsId}></tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

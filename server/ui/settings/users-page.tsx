@@ -1,5 +1,6 @@
 import { roles, type Role } from '../../auth/permissions.js';
 import { ConfirmDialog, ShownOnce } from './shown-once.js';
+import { ScrollRegion } from '../scroll-region.js';
 
 /**
  * `/settings/users` (owners and admins): the organization's users, an invitation form and the place its
@@ -35,7 +36,7 @@ export function UsersPage({ viewerRole }: { viewerRole: Role }) {
       <p role="status" id="users-status">
         Loading…
       </p>
-      <div class="table-scroll" tabindex={0} role="region" aria-labelledby="users-title">
+      <ScrollRegion labelledBy="users-title">
         <table id="users-table">
           <thead>
             <tr>
@@ -52,7 +53,7 @@ export function UsersPage({ viewerRole }: { viewerRole: Role }) {
           </thead>
           <tbody id="user-rows"></tbody>
         </table>
-      </div>
+      </ScrollRegion>
       <ConfirmDialog id="user-remove" title="Remove this user?" confirm="Remove" />
     </div>
   );
