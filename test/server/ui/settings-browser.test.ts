@@ -7,7 +7,7 @@ import { createTenant, createUserKey, startTestServer } from '../../helpers/test
 
 /** The settings pages in chromium: what they show and do is what the API holds. */
 t.test('settings in chromium', async (t) => {
-  t.setTimeout(60_000);
+  t.setTimeout(120_000);
   const server = await startTestServer();
   t.teardown(server.close);
   Object.defineProperty(server.clock, 'now', { get: () => new Date() });
