@@ -64,16 +64,17 @@ export type ServerServices = ReturnType<typeof composeServices>['services'];
 export function composeServices(db: Db, secretKey: Buffer, options: CompositionOptions = {}) {
   const catalog = options.catalog ?? metricCatalog;
   const retention = options.retention ?? defaultRetention;
+  const generations = new TableGenerations(db);
   const transaction: Transaction = (work) => {
     try {
       return db.transaction(work)();
     } catch (error) {
       // What a rolled-back transaction wrote is gone: so is what caches learnt of it.
       queries.queries.rolledBack();
+      generations.rolledBack();
       throw error;
     }
   };
-  const generations = new TableGenerations(db);
   const secretBox = new SecretBox(secretKey);
 
   const webhooks = createWebhooks({

@@ -16,7 +16,9 @@ export class TableGenerations {
   #changesSeen = -1;
   #readThisTurn = false;
 
-  constructor(private readonly db: Db) {
+  #rollbacks = 0;
+
+  constructor(db: Db) {
     this.#totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
     this.#readAll = db.prepare<[], { name: string; generation: number }>('SELECT name, generation FROM table_generations');
   }
@@ -34,8 +36,17 @@ export class TableGenerations {
     return this.#values.get(name)!;
   }
 
-  get inTransaction(): boolean {
-    return this.db.inTransaction;
+  /**
+   * Called when a transaction of this connection rolled back: it takes the counters back with it, so
+   * the next commit can bring one to a value a cache saw inside the rolled-back transaction.
+   */
+  rolledBack(): void {
+    this.#rollbacks++;
+  }
+
+  /** How many rollbacks there have been: a cache that saw another number starts over. */
+  get rollbacks(): number {
+    return this.#rollbacks;
   }
 }
 
@@ -43,6 +54,7 @@ export class TableGenerations {
 export class GenerationCache<V> {
   readonly #entries = new Map<string, V>();
   #seen = -1;
+  #rollbacksSeen = 0;
 
   constructor(
     private readonly generations: TableGenerations,
@@ -55,12 +67,11 @@ export class GenerationCache<V> {
   get(key: string, compute: () => V): V {
     // Read before computing: a write landing in between moves the counter, so the next read recomputes.
     const generation = this.generations.current(this.name);
-    if (generation !== this.#seen) {
-      // Moved by this transaction's own write, the counter goes back with a rollback and comes to the
-      // same value again with the next commit: what was read now may not be what that value means.
-      if (this.generations.inTransaction) return compute();
+    const rollbacks = this.generations.rollbacks;
+    if (generation !== this.#seen || rollbacks !== this.#rollbacksSeen) {
       this.#entries.clear();
       this.#seen = generation;
+      this.#rollbacksSeen = rollbacks;
     }
     const cached = this.#entries.get(key);
     if (cached !== undefined) return cached;

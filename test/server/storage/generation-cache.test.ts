@@ -68,7 +68,8 @@ t.test('a cached value lasts until its counter moves', async (t) => {
 });
 
 t.test('a value read inside a transaction that is rolled back is not served after the counter comes back to that value', async (t) => {
-  const cache = new GenerationCache<string[]>(new TableGenerations(server.db), 'databases');
+  const generations = new TableGenerations(server.db);
+  const cache = new GenerationCache<string[]>(generations, 'databases');
   const names = () => cache.get('names', () => server.db.prepare<[], string>('SELECT name FROM databases ORDER BY name').pluck().all());
   names();
   t.throws(() =>
@@ -78,10 +79,17 @@ t.test('a value read inside a transaction that is rolled back is not served afte
       throw new Error('rollback');
     })(),
   );
+  generations.rolledBack(); // what the services' transaction does when its work throws
   // Another write moves the counter to the value the rolled-back transaction had reached.
   other.prepare("UPDATE databases SET name = name || '' WHERE id = (SELECT min(id) FROM databases)").run();
   await new Promise((resolve) => setImmediate(resolve));
   t.notOk(names().includes('rolled back'), 'what the rollback undid is gone from the cache too');
+
+  let computed = 0;
+  server.db.transaction(() => {
+    for (let i = 0; i < 3; i++) cache.get('inside', () => [String(++computed)]);
+  })();
+  t.equal(computed, 1, 'inside a transaction that moved nothing, the cache serves as outside one');
 });
 
 t.test('GET /v1/databases shows every change at once, whoever wrote it', async (t) => {
