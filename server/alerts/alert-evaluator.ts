@@ -69,8 +69,10 @@ export interface Series {
  *   threshold: its alert resolves on the first reachable sample, whatever its hold.
  * - Unknown (a metric missing from the newest sample, or samples stale for a metric other than
  *   `reachable`) neither fires nor resolves.
+ * - A silence of more than two intervals between samples breaks every run, as no data breaks
+ *   Prometheus's `for`: a hold counts again from the first sample after it (seriesOf).
  * - `reachable` is 1/0 per sample; when samples stopped arriving for more than two intervals (or
- *   never came), it is 0 from that moment until now.
+ *   never came), it is 0 from that moment until now, or until the next sample.
  * - After a manual resolve, the rule does not fire on this database again until one sample after
  *   the resolve is clear (past the threshold by the margin): then it is re-armed.
  * - Open alerts whose rule no longer applies (deleted, disabled, moved to another database) and
