@@ -209,10 +209,11 @@ export function alertMessage(rule: RuleSpec, value: number | null, cause?: strin
 export function seriesOf(metric: string, input: EvaluationInput): Series | undefined {
   if (metric === statusMetric) return input.statusSeries;
   const silenceValue = metric === reachableMetric ? 0 : null;
+  const { intervalMs, monitoringSinceMs } = input;
   const points: Point[] = [];
   let previous: EvaluatedSample | undefined;
   for (const sample of input.samples) {
-    const silenceMs = previous && silenceStartMs({ ...input, nowMs: sample.ts, lastSample: previous });
+    const silenceMs = previous && silenceStartMs({ nowMs: sample.ts, intervalMs, monitoringSinceMs, lastSample: previous });
     if (silenceMs !== undefined) points.push({ ts: silenceMs, value: silenceValue });
     points.push({ ts: sample.ts, value: metricValue(sample, metric) });
     previous = sample;
