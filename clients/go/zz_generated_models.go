@@ -1048,7 +1048,7 @@ type AlertRuleCreate struct {
 	Operator string `json:"operator"`
 	// Compared with the metric as `metric operator threshold`: a number, or for `status` a status value
 	Threshold json.RawMessage `json:"threshold"`
-	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves
+	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves (an alert on reachable resolves on the first reachable sample). A silence of more than two collection intervals between samples breaks either: the hold counts again from the first sample after it.
 	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
 	// warning and critical alerts set the database status; info alerts do not One of: info, warning, critical.
 	Severity *string `json:"severity,omitempty"`
@@ -1066,7 +1066,7 @@ type AlertRuleUpdate struct {
 	Operator *string `json:"operator,omitempty"`
 	// Compared with the metric as `metric operator threshold`: a number, or for `status` a status value
 	Threshold json.RawMessage `json:"threshold,omitempty"`
-	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves
+	// How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves (an alert on reachable resolves on the first reachable sample). A silence of more than two collection intervals between samples breaks either: the hold counts again from the first sample after it.
 	DurationSeconds *int64 `json:"duration_seconds,omitempty"`
 	// warning and critical alerts set the database status; info alerts do not One of: info, warning, critical.
 	Severity *string `json:"severity,omitempty"`

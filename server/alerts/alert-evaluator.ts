@@ -1,9 +1,4 @@
-import {
-  isStale,
-  missedIntervalsBeforeStale,
-  staleReferenceMs,
-  type AlertSeverity,
-} from '../databases/database-status.js';
+import { silenceStartMs, type AlertSeverity } from '../databases/database-status.js';
 import { metricValue, presentMetricValue, reachableMetric, statusMetric, type EvaluatedSample } from './alert-metrics.js';
 
 export const operators = ['>', '>=', '<', '<=', '==', '!='] as const;
@@ -74,8 +69,10 @@ export interface Series {
  *   threshold: its alert resolves on the first reachable sample, whatever its hold.
  * - Unknown (a metric missing from the newest sample, or samples stale for a metric other than
  *   `reachable`) neither fires nor resolves.
+ * - A silence of more than two intervals between samples breaks every run, as no data breaks
+ *   Prometheus's `for`: a hold counts again from the first sample after it (seriesOf).
  * - `reachable` is 1/0 per sample; when samples stopped arriving for more than two intervals (or
- *   never came), it is 0 from that moment until now.
+ *   never came), it is 0 from that moment until now, or until the next sample.
  * - After a manual resolve, the rule does not fire on this database again until one sample after
  *   the resolve is clear (past the threshold by the margin): then it is re-armed.
  * - Open alerts whose rule no longer applies (deleted, disabled, moved to another database) and
@@ -203,21 +200,31 @@ export function alertMessage(rule: RuleSpec, value: number | null, cause?: strin
   return `${rule.name}: ${rule.metric} is ${seen} (${rule.operator} ${presentMetricValue(rule.metric, rule.threshold)}${hold})${because}`;
 }
 
-/** The points a rule on `metric` judges; undefined when nothing is known. */
+/**
+ * The points a rule on `metric` judges; undefined when nothing is known. A silence (samples
+ * stopped for more than two intervals, as reachability counts it) is a point of its own from the
+ * moment the samples were due: unreachable for `reachable`, unknown for any other metric. Between
+ * two samples it breaks every run, so no hold spans a time the database was not measured.
+ */
 export function seriesOf(metric: string, input: EvaluationInput): Series | undefined {
   if (metric === statusMetric) return input.statusSeries;
-  const points = input.samples.map((sample) => ({ ts: sample.ts, value: metricValue(sample, metric) }));
-  const stale = isStale(input);
-  if (metric === reachableMetric) {
-    if (stale) {
-      // Silence is unreachability from the moment the samples were due.
-      points.push({ ts: staleReferenceMs(input) + missedIntervalsBeforeStale * input.intervalMs, value: 0 });
-      return { points, endMs: input.nowMs };
-    }
-    return points.length === 0 ? undefined : { points, endMs: points.at(-1)!.ts };
+  const silenceValue = metric === reachableMetric ? 0 : null;
+  const { intervalMs, monitoringSinceMs } = input;
+  const points: Point[] = [];
+  let previous: EvaluatedSample | undefined;
+  for (const sample of input.samples) {
+    const silenceMs = previous && silenceStartMs({ nowMs: sample.ts, intervalMs, monitoringSinceMs, lastSample: previous });
+    if (silenceMs !== undefined) points.push({ ts: silenceMs, value: silenceValue });
+    points.push({ ts: sample.ts, value: metricValue(sample, metric) });
+    previous = sample;
   }
-  if (stale || points.length === 0) return undefined;
-  return { points, endMs: points.at(-1)!.ts };
+  const silenceMs = silenceStartMs(input);
+  if (silenceMs !== undefined) {
+    if (metric !== reachableMetric) return undefined;
+    points.push({ ts: silenceMs, value: 0 });
+    return { points, endMs: input.nowMs };
+  }
+  return points.length === 0 ? undefined : { points, endMs: points.at(-1)!.ts };
 }
 
 /** The trailing run of points whose value is known and passes `test`: where it starts and how many points it has. */

@@ -30,7 +30,11 @@ const durationSeconds = z
   .int()
   .min(0)
   .max(86_400)
-  .describe('How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves');
+  .describe(
+    'How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves ' +
+      '(an alert on reachable resolves on the first reachable sample). A silence of more than two collection intervals between samples ' +
+      'breaks either: the hold counts again from the first sample after it.',
+  );
 const severity = z.enum(severities).describe('warning and critical alerts set the database status; info alerts do not');
 
 export const alertRuleCreateBody = z
@@ -137,4 +141,5 @@ export const idParams = z.object({ id: z.string() });
 
 export const hysteresisDescription =
   `An alert resolves by itself once the value has been back past the threshold by ${hysteresisRatio * 100} % of |threshold| ` +
-  '(exactly, for == and != and for `reachable`) on at least two consecutive samples spanning duration_seconds.';
+  '(exactly, for == and !=) on at least two consecutive samples spanning duration_seconds, with no silence of more than two ' +
+  'collection intervals between them; an alert on `reachable` resolves on the first reachable sample.';

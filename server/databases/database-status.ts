@@ -20,9 +20,15 @@ export function staleReferenceMs(input: ReachabilityInput): number {
   return Math.max(input.lastSample?.ts ?? Number.NEGATIVE_INFINITY, input.monitoringSinceMs);
 }
 
+/** When samples counted as stopped (two intervals after the reference), if they had by `nowMs`. */
+export function silenceStartMs(input: ReachabilityInput): number | undefined {
+  const dueByMs = staleReferenceMs(input) + missedIntervalsBeforeStale * input.intervalMs;
+  return input.nowMs > dueByMs ? dueByMs : undefined;
+}
+
 /** True when no sample arrived for longer than two intervals. */
 export function isStale(input: ReachabilityInput): boolean {
-  return input.nowMs - staleReferenceMs(input) > missedIntervalsBeforeStale * input.intervalMs;
+  return silenceStartMs(input) !== undefined;
 }
 
 /**

@@ -138,7 +138,8 @@ function RuleForm() {
         <label for="rule-duration">Held for (seconds)</label>
         <input id="rule-duration" type="number" min={0} max={86400} step={1} value="0" required aria-describedby="rule-duration-hint" />
         <p id="rule-duration-hint" class="hint muted">
-          How long the condition must hold before the alert fires; 0 fires on the first sample.
+          How long the condition must hold before the alert fires; 0 fires on the first sample. A silence of more than two
+          collection intervals starts it again.
         </p>
       </div>
       <div class="field">

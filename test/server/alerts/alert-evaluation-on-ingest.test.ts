@@ -150,6 +150,52 @@ t.test('alert evaluation on ingest', async (t) => {
     t.same(await active(id), []);
   });
 
+  // Prometheus's `for`: the condition holds at every evaluation through the hold, and a silence (no data) breaks it.
+  /** The server's clock `seconds` on, with the timer run through the silence. */
+  const silence = (seconds: number) => {
+    const fromMs = server.clock.now.getTime();
+    timer(fromMs, fromMs + seconds * 1000);
+    server.clock.now = new Date(fromMs + seconds * 1000);
+  };
+
+  await t.test('a hold on a metric is not bridged by a silence: it counts again from the first sample back', async (t) => {
+    const id = await createDatabase('hot-then-silent');
+    await createRule({ name: 'hot 60 s', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90, duration_seconds: 60 });
+    ingest(server, id, cpu(95), cpu(95), cpu(95), cpu(95));
+    silence(40);
+    ingest(server, id, cpu(95));
+    t.same(await active(id), [], 'hot before and after 50 s of silence: no fire on the first sample back');
+    ingest(server, id, cpu(95), cpu(95), cpu(95), cpu(95), cpu(95));
+    t.same(await active(id), [], 'hot for 50 s since');
+    ingest(server, id, cpu(95));
+    t.same(await active(id), ['cpu_usage by hot 60 s'], 'hot for 60 s since: it fires');
+    ingest(server, id, cpu(10), cpu(10), cpu(10), cpu(10));
+    silence(40);
+    ingest(server, id, cpu(10), cpu(10), cpu(10), cpu(10), cpu(10), cpu(10));
+    t.same(await active(id), ['cpu_usage by hot 60 s'], 'clear before and for 50 s after a silence: still active');
+    ingest(server, id, cpu(10));
+    t.same(await active(id), [], 'clear for 60 s since: it resolves');
+  });
+
+  await t.test('a status rule with a hold is not bridged by a silence either, to fire or to resolve', async (t) => {
+    const id = await createDatabase('warned-then-silent');
+    await createRule({ name: 'hot', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90 });
+    await createRule({ name: 'warned 60 s', database_id: id, metric: 'status', operator: '==', threshold: 'warning', duration_seconds: 60, severity: 'info' });
+    await createRule({ name: 'unreachable 30 s', database_id: id, metric: 'status', operator: '==', threshold: 'unreachable', duration_seconds: 30, severity: 'info' });
+    ingest(server, id, cpu(95));
+    ingest(server, id, cpu(95), cpu(95), cpu(95));
+    t.same(await active(id), ['cpu_usage by hot'], 'warning for 30 s');
+    silence(50);
+    t.same(await active(id), ['cpu_usage by hot', 'status by unreachable 30 s'], 'silent for 35 s past due: unreachable for its hold');
+    ingest(server, id, cpu(95));
+    t.same(await active(id), ['cpu_usage by hot', 'status by unreachable 30 s'], 'warning on both sides of the silence: neither fired nor cleared across it');
+    ingest(server, id, cpu(95), cpu(95));
+    ingest(server, id, cpu(95));
+    t.same(await active(id), ['cpu_usage by hot'], 'back for 32 s: the unreachable alert resolves');
+    ingest(server, id, cpu(95), cpu(95), cpu(95));
+    t.same(await active(id), ['cpu_usage by hot', 'status by warned 60 s'], 'warning for 62 s since the silence: it fires');
+  });
+
   await t.test('a rule changed by another connection is seen by the next batch', async (t) => {
     const id = await createDatabase('rules-elsewhere');
     const other = await createDatabase('not-watched');

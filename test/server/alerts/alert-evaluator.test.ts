@@ -105,6 +105,38 @@ t.test('the condition must hold for duration_seconds, measured on samples', asyn
   t.same(kinds(evaluateAlerts(input({ samples: series([4]), rules: [rule({ operator: '!=', threshold: 5, duration_seconds: 0 })] }))), ['fire']);
 });
 
+t.test('a silence of more than two intervals between samples breaks a run', async (t) => {
+  const at = (...points: [number, number][]) => points.map(([seconds, value]) => sample(t0 + seconds * second, value));
+  const before = at([0, 12], [10, 12], [20, 12]);
+  t.same(evaluateAlerts(input({ samples: [...before, ...at([260, 12])] })), [], 'the first sample after 240 s of silence does not fire a 60 s hold');
+  t.same(evaluateAlerts(input({ samples: [...before, ...at([260, 12], [270, 12], [280, 12], [290, 12], [300, 12], [310, 12])] })), [], 'held for 50 s since');
+  const since = evaluateAlerts(input({ samples: [...before, ...at([260, 12], [270, 12], [280, 12], [290, 12], [300, 12], [310, 12], [320, 12])] }));
+  t.match(since, [{ kind: 'fire', sinceMs: t0 + 260 * second }], 'held for 60 s after the silence: it fires, held since the first sample back');
+  t.match(
+    evaluateAlerts(input({ samples: at([0, 12], [20, 12], [40, 12], [60, 12]) })),
+    [{ kind: 'fire', sinceMs: t0 }],
+    'samples two intervals apart are no silence',
+  );
+  t.same(evaluateAlerts(input({ samples: at([0, 12], [21, 12], [42, 12], [63, 12]) })), [], 'a little more than two intervals is');
+
+  const open = [{ id: 'alert_1', rule_id: 'rule_a' }];
+  const clearBefore = at([0, 1], [10, 1], [20, 1], [30, 1], [40, 1]);
+  t.same(evaluateAlerts(input({ samples: [...clearBefore, ...at([90, 1], [100, 1])], openAlerts: open })), [], 'clear on both sides of a silence: not resolved across it');
+  t.same(
+    kinds(evaluateAlerts(input({ samples: [...clearBefore, ...at([90, 1], [100, 1], [110, 1], [120, 1], [130, 1], [140, 1], [150, 1])], openAlerts: open }))),
+    ['resolve'],
+    'clear for 60 s after it: resolved',
+  );
+
+  const serverStart = t0 + 200 * second;
+  t.same(
+    kinds(evaluateAlerts(input({ samples: [...before, ...at([210, 12])], monitoringSinceMs: serverStart }))),
+    ['fire'],
+    'silence while the server was down is not held against the database (as for reachability)',
+  );
+  t.same(evaluateAlerts(input({ samples: [...before, ...at([230, 12])], monitoringSinceMs: serverStart })), [], 'silence past two intervals after its start is');
+});
+
 t.test('at most one active alert per rule and database', async (t) => {
   const samples = series([12, 12, 12, 12, 12, 12, 12, 12, 12]);
   t.same(evaluateAlerts(input({ samples, openAlerts: [{ id: 'alert_1', rule_id: 'rule_a' }] })), [], 'an open alert of the rule: nothing fires');
@@ -255,8 +287,10 @@ t.test('rulesThatCanAct, from the newest sample alone, leaves out only rules tha
     const rules = Array.from({ length: 4 }, (_, i) =>
       rule({ id: `rule_${i}`, metric: pick(metrics), operator: pick(operators), threshold: pick([0, 1, 3, 10]), duration_seconds: pick([0, 10, 30]) }),
     );
-    const samples = Array.from({ length: 1 + Math.floor(next() * 6) }, (_, i) =>
-      sample(t0 + i * 10 * second, pick([null, 1, 5, 10, 12]), { reachable: pick([0, 1, 1]), cpu_usage: pick([null, 0, 3, 10]) }),
+    // Mostly one interval apart, sometimes after a silence of more than two.
+    let ts = t0 - 10 * second;
+    const samples = Array.from({ length: 1 + Math.floor(next() * 6) }, () =>
+      sample((ts += pick([10, 10, 10, 30]) * second), pick([null, 1, 5, 10, 12]), { reachable: pick([0, 1, 1]), cpu_usage: pick([null, 0, 3, 10]) }),
     );
     const nowMs = samples.at(-1)!.ts + pick([0, 5, 25, 60]) * second;
     const statusPoints = samples.map((entry) => ({ ts: entry.ts, value: pick([0, 1, 3]) }));

@@ -818,7 +818,7 @@ export interface paths {
         put?: never;
         /**
          * Create an alert rule
-         * @description A rule watches one database (database_id) or all of the organization's (null) and fires when `metric operator threshold` has held on every sample for duration_seconds (0: on the first sample); at most one alert is active per rule and database. An alert resolves by itself once the value has been back past the threshold by 5 % of |threshold| (exactly, for == and != and for `reachable`) on at least two consecutive samples spanning duration_seconds. Every organization starts with three stock rules: connections.used_pct > 90 for 300 s (warning), disk_usage > 90 for 300 s (warning), reachable == 0 for 120 s (critical). Rules are evaluated on every stored batch of samples and every 15 s.
+         * @description A rule watches one database (database_id) or all of the organization's (null) and fires when `metric operator threshold` has held on every sample for duration_seconds (0: on the first sample); at most one alert is active per rule and database. An alert resolves by itself once the value has been back past the threshold by 5 % of |threshold| (exactly, for == and !=) on at least two consecutive samples spanning duration_seconds, with no silence of more than two collection intervals between them; an alert on `reachable` resolves on the first reachable sample. Every organization starts with three stock rules: connections.used_pct > 90 for 300 s (warning), disk_usage > 90 for 300 s (warning), reachable == 0 for 120 s (critical). Rules are evaluated on every stored batch of samples and every 15 s.
          */
         post: operations["createAlertRule"];
         delete?: never;
@@ -2051,7 +2051,7 @@ export interface components {
             /** @description Compared with the metric as `metric operator threshold`: a number, or for `status` a status value */
             threshold: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending");
             /**
-             * @description How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves
+             * @description How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves (an alert on reachable resolves on the first reachable sample). A silence of more than two collection intervals between samples breaks either: the hold counts again from the first sample after it.
              * @default 0
              */
             duration_seconds?: number;
@@ -2080,7 +2080,7 @@ export interface components {
             operator?: ">" | ">=" | "<" | "<=" | "==" | "!=";
             /** @description Compared with the metric as `metric operator threshold`: a number, or for `status` a status value */
             threshold?: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending");
-            /** @description How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves */
+            /** @description How long the condition must hold, measured on samples, before the alert fires; also how long it must stay clear before the alert resolves (an alert on reachable resolves on the first reachable sample). A silence of more than two collection intervals between samples breaks either: the hold counts again from the first sample after it. */
             duration_seconds?: number;
             /**
              * @description warning and critical alerts set the database status; info alerts do not
