@@ -185,10 +185,11 @@ export const mysqlStatusRates = {
   Bytes_sent: 'Bytes sent to all clients (server-wide).',
   Created_tmp_tables: 'Internal temporary tables created (server-wide).',
   Created_tmp_disk_tables: 'Internal temporary tables created on disk (server-wide).',
-  Innodb_rows_read: 'Rows read from InnoDB tables (server-wide).',
-  Innodb_rows_inserted: 'Rows inserted into InnoDB tables (server-wide).',
-  Innodb_rows_updated: 'Rows updated in InnoDB tables (server-wide).',
-  Innodb_rows_deleted: 'Rows deleted from InnoDB tables (server-wide).',
+  // MariaDB reports no Innodb_rows_* (10.11 here): MySQL only.
+  Innodb_rows_read: 'Rows read from InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_inserted: 'Rows inserted into InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_updated: 'Rows updated in InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_deleted: 'Rows deleted from InnoDB tables (server-wide; MySQL).',
 } as const;
 
 export const pgRatedColumns = typedKeys(pgStatDatabaseRates);
@@ -214,12 +215,11 @@ function pgStatDatabaseRate<Column extends keyof typeof pgStatDatabaseRates>(col
 
 function mysqlStatusRate<Name extends keyof typeof mysqlStatusRates>(name: Name) {
   const lower = name.toLowerCase() as Lowercase<Name>;
-  // mysqld_exporter exports Innodb_rows_<operation> as one family labelled by operation.
-  const series = name.startsWith(innodbRowsPrefix)
-    ? `mysql_global_status_innodb_row_ops_total{operation="${lower.slice(innodbRowsPrefix.length)}"}`
-    : `mysql_global_status_${lower}`;
   const unit = byteCounters.includes(name) ? 'bytes' : 'per_second';
-  return engineRate(`mysql_global_status_${lower}`, series, ['mysql', 'mariadb'], unit, mysqlStatusRates[name]);
+  if (!name.startsWith(innodbRowsPrefix)) return engineRate(`mysql_global_status_${lower}`, `mysql_global_status_${lower}`, ['mysql', 'mariadb'], unit, mysqlStatusRates[name]);
+  // mysqld_exporter exports Innodb_rows_<operation> as one family labelled by operation.
+  const series = `mysql_global_status_innodb_row_ops_total{operation="${lower.slice(innodbRowsPrefix.length)}"}`;
+  return engineRate(`mysql_global_status_${lower}`, series, ['mysql'], unit, mysqlStatusRates[name]);
 }
 
 export const metricCatalog = [

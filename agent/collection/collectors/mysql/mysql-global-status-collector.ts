@@ -48,8 +48,8 @@ export function globalStatusCounters(rows: readonly Row[]): Record<string, numbe
   return counters;
 }
 
-/** The SHOW GLOBAL STATUS counters whose rates are catalog metrics, keyed by the rate's path. */
-function statusRateCounters(rows: readonly Row[]): Partial<Record<MetricPath, number>> {
+/** The SHOW GLOBAL STATUS counters whose rates are catalog metrics, keyed by the rate's path; those the server lacks left out. */
+export function statusRateCounters(rows: readonly Row[]): Partial<Record<MetricPath, number>> {
   const values = new Map(rows.map((row) => [textOf(row.Variable_name), mysqlValue(row.Value)]));
   const rateCounters: Partial<Record<MetricPath, number>> = {};
   for (const name of mysqlRatedStatusVariables) {
