@@ -139,12 +139,13 @@ function hostUsage(name: 'cpu' | 'memory' | 'disk', help: string, prometheusHelp
  * consecutive cycles (none across an engine restart or a counter reset). Agents before these
  * metrics leave them out of their snapshots, so they are optional on ingest.
  */
-function engineRate<Name extends string>(name: Name, series: string, engines: readonly MetricEngine[], unit: MetricUnit, help: string) {
+function engineRate<Name extends string>(name: Name, series: string, engines: readonly MetricEngine[], help: string) {
   return {
     path: `rates.${name}`,
     engines,
     kind: 'rate',
-    unit,
+    // Of bytes too (temp_bytes, Bytes_sent): what the help says is counted, per second.
+    unit: 'per_second',
     precision: 'real',
     step: 0.001,
     help: `${help} Per second over the collection interval: rate(${series}).`,
@@ -195,7 +196,6 @@ export const mysqlStatusRates = {
 export const pgRatedColumns = typedKeys(pgStatDatabaseRates);
 export const mysqlRatedStatusVariables = typedKeys(mysqlStatusRates);
 
-const byteCounters: readonly string[] = ['temp_bytes', 'Bytes_received', 'Bytes_sent'];
 const innodbRowsPrefix = 'Innodb_rows_';
 
 /** The rate metric of a pg_stat_database column. */
@@ -209,17 +209,15 @@ export function mysqlStatusRatePath<Name extends keyof typeof mysqlStatusRates>(
 }
 
 function pgStatDatabaseRate<Column extends keyof typeof pgStatDatabaseRates>(column: Column) {
-  const unit = byteCounters.includes(column) ? 'bytes' : 'per_second';
-  return engineRate(`pg_stat_database_${column}`, `pg_stat_database_${column}`, ['postgresql'], unit, pgStatDatabaseRates[column]);
+  return engineRate(`pg_stat_database_${column}`, `pg_stat_database_${column}`, ['postgresql'], pgStatDatabaseRates[column]);
 }
 
 function mysqlStatusRate<Name extends keyof typeof mysqlStatusRates>(name: Name) {
   const lower = name.toLowerCase() as Lowercase<Name>;
-  const unit = byteCounters.includes(name) ? 'bytes' : 'per_second';
-  if (!name.startsWith(innodbRowsPrefix)) return engineRate(`mysql_global_status_${lower}`, `mysql_global_status_${lower}`, ['mysql', 'mariadb'], unit, mysqlStatusRates[name]);
+  if (!name.startsWith(innodbRowsPrefix)) return engineRate(`mysql_global_status_${lower}`, `mysql_global_status_${lower}`, ['mysql', 'mariadb'], mysqlStatusRates[name]);
   // mysqld_exporter exports Innodb_rows_<operation> as one family labelled by operation.
   const series = `mysql_global_status_innodb_row_ops_total{operation="${lower.slice(innodbRowsPrefix.length)}"}`;
-  return engineRate(`mysql_global_status_${lower}`, series, ['mysql'], unit, mysqlStatusRates[name]);
+  return engineRate(`mysql_global_status_${lower}`, series, ['mysql'], mysqlStatusRates[name]);
 }
 
 export const metricCatalog = [
