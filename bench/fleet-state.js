@@ -95,6 +95,7 @@ export function fleetSnapshot(ts, index, next) {
           connections: { active, idle, total: active + idle, max: 200 },
           throughput: { queries_per_second: qps, transactions_per_second: qps / 3 },
           latency: { avg_query_time_ms: 1 + next(), p95_query_time_ms: 4 + 2 * next(), p99_query_time_ms: 9 + 5 * next(), source: 'estimate' },
+          rates: engineRates(qps, phase),
         }
       : {
           cpu_usage: null,
@@ -104,6 +105,27 @@ export function fleetSnapshot(ts, index, next) {
           throughput: { queries_per_second: null, transactions_per_second: null },
           latency: { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null },
         },
+  };
+}
+
+/**
+ * pg_stat_database's rates (code before them drops them on ingest), following the statements' rate
+ * without drawing from the random stream, so the other values stay those of earlier generators.
+ */
+function engineRates(qps, phase) {
+  const transactions = qps / 3;
+  return {
+    pg_stat_database_xact_commit: transactions * 0.99,
+    pg_stat_database_xact_rollback: transactions * 0.01,
+    pg_stat_database_blks_read: 20 + 10 * phase,
+    pg_stat_database_blks_hit: qps * 40,
+    pg_stat_database_tup_returned: qps * 120,
+    pg_stat_database_tup_fetched: qps * 15,
+    pg_stat_database_tup_inserted: transactions,
+    pg_stat_database_tup_updated: transactions * 3,
+    pg_stat_database_tup_deleted: transactions * 0.1,
+    pg_stat_database_temp_bytes: phase > 0.9 ? 65_536 : 0,
+    pg_stat_database_deadlocks: 0,
   };
 }
 

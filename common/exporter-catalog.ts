@@ -125,6 +125,7 @@ export const mysqlStatusVariables = {
 export const mysqlStatusFamilies = [
   { prefix: 'Com_', name: 'mysql_global_status_commands_total', label: 'command', type: 'counter', help: 'Statements run by the server, by command (Com_*).' },
   { prefix: 'Handler_', name: 'mysql_global_status_handlers_total', label: 'handler', type: 'counter', help: 'Storage engine handler calls, by handler (Handler_*).' },
+  { prefix: 'Innodb_rows_', name: 'mysql_global_status_innodb_row_ops_total', label: 'operation', type: 'counter', help: 'InnoDB row operations, by operation (Innodb_rows_*).' },
   {
     prefix: 'Innodb_buffer_pool_pages_',
     name: 'mysql_global_status_buffer_pool_pages',

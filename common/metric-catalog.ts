@@ -67,6 +67,8 @@ export interface MetricDefinition {
   snapshot: string;
   /** Whether the API snapshot (`GET /v1/databases/{id}/metrics`) shows it. */
   api: boolean;
+  /** Agents before the metric leave it out of their snapshots: absent on ingest reads as null. */
+  optionalOnIngest?: true;
   /** For latencies: the path of the rate they are weighted by over a range. */
   weightedBy?: string;
   prometheus: readonly PrometheusSeries[];
@@ -128,6 +130,94 @@ function hostUsage(name: 'cpu' | 'memory' | 'disk', help: string, prometheusHelp
     api: true,
     prometheus: [{ name: `dbmon_database_${name}_usage_ratio`, help: prometheusHelp, divideBy: 100 }],
   } as const;
+}
+
+/**
+ * The per-second rate of an engine counter the agent reports on `/metrics` under its exporter
+ * name (`series`), as Prometheus's rate() gives it: history keeps it at every resolution, so what
+ * the exporters' users graph outlives Prometheus's retention. The agent computes it between
+ * consecutive cycles (none across an engine restart or a counter reset). Agents before these
+ * metrics leave them out of their snapshots, so they are optional on ingest.
+ */
+function engineRate<Name extends string>(name: Name, series: string, engines: readonly MetricEngine[], help: string) {
+  return {
+    path: `rates.${name}`,
+    engines,
+    kind: 'rate',
+    // Of bytes too (temp_bytes, Bytes_sent): what the help says is counted, per second.
+    unit: 'per_second',
+    precision: 'real',
+    step: 0.001,
+    help: `${help} Per second over the collection interval: rate(${series}).`,
+    history: historyResolutions,
+    column: `rate_${name}`,
+    snapshot: `metrics.rates.${name}`,
+    api: false,
+    optionalOnIngest: true,
+    prometheus: [],
+  } as const;
+}
+
+function typedKeys<Key extends string>(record: Readonly<Record<Key, unknown>>): Key[] {
+  return Object.keys(record) as Key[];
+}
+
+/** pg_stat_database counters the postgres mixin graphs as rates, with what they count. */
+export const pgStatDatabaseRates = {
+  xact_commit: 'Transactions committed in this database.',
+  xact_rollback: 'Transactions rolled back in this database.',
+  blks_read: 'Disk blocks read in this database (not found in shared buffers).',
+  blks_hit: 'Disk blocks found in shared buffers in this database.',
+  tup_returned: 'Live rows scanned by sequential scans and index entries returned by index scans in this database.',
+  tup_fetched: 'Live rows fetched by index scans in this database.',
+  tup_inserted: 'Rows inserted in this database.',
+  tup_updated: 'Rows updated in this database.',
+  tup_deleted: 'Rows deleted in this database.',
+  temp_bytes: 'Bytes written to temporary files by queries in this database.',
+  deadlocks: 'Deadlocks detected in this database.',
+} as const;
+
+/** SHOW GLOBAL STATUS counters the mysqld mixin graphs as rates, with what they count: server-wide, every schema's traffic. */
+export const mysqlStatusRates = {
+  Queries: 'Statements run by the server, those inside stored programs included (server-wide).',
+  Questions: 'Statements sent by clients to the server (server-wide).',
+  Slow_queries: 'Statements that took longer than long_query_time (server-wide).',
+  Bytes_received: 'Bytes received from all clients (server-wide).',
+  Bytes_sent: 'Bytes sent to all clients (server-wide).',
+  Created_tmp_tables: 'Internal temporary tables created (server-wide).',
+  Created_tmp_disk_tables: 'Internal temporary tables created on disk (server-wide).',
+  // MariaDB reports no Innodb_rows_* (10.11 here): MySQL only.
+  Innodb_rows_read: 'Rows read from InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_inserted: 'Rows inserted into InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_updated: 'Rows updated in InnoDB tables (server-wide; MySQL).',
+  Innodb_rows_deleted: 'Rows deleted from InnoDB tables (server-wide; MySQL).',
+} as const;
+
+export const pgRatedColumns = typedKeys(pgStatDatabaseRates);
+export const mysqlRatedStatusVariables = typedKeys(mysqlStatusRates);
+
+const innodbRowsPrefix = 'Innodb_rows_';
+
+/** The rate metric of a pg_stat_database column. */
+export function pgStatDatabaseRatePath<Column extends keyof typeof pgStatDatabaseRates>(column: Column) {
+  return `rates.pg_stat_database_${column}` as const;
+}
+
+/** The rate metric of a SHOW GLOBAL STATUS variable. */
+export function mysqlStatusRatePath<Name extends keyof typeof mysqlStatusRates>(name: Name) {
+  return `rates.mysql_global_status_${name.toLowerCase() as Lowercase<Name>}` as const;
+}
+
+function pgStatDatabaseRate<Column extends keyof typeof pgStatDatabaseRates>(column: Column) {
+  return engineRate(`pg_stat_database_${column}`, `pg_stat_database_${column}`, ['postgresql'], pgStatDatabaseRates[column]);
+}
+
+function mysqlStatusRate<Name extends keyof typeof mysqlStatusRates>(name: Name) {
+  const lower = name.toLowerCase() as Lowercase<Name>;
+  if (!name.startsWith(innodbRowsPrefix)) return engineRate(`mysql_global_status_${lower}`, `mysql_global_status_${lower}`, ['mysql', 'mariadb'], mysqlStatusRates[name]);
+  // mysqld_exporter exports Innodb_rows_<operation> as one family labelled by operation.
+  const series = `mysql_global_status_innodb_row_ops_total{operation="${lower.slice(innodbRowsPrefix.length)}"}`;
+  return engineRate(`mysql_global_status_${lower}`, series, ['mysql'], mysqlStatusRates[name]);
 }
 
 export const metricCatalog = [
@@ -202,6 +292,8 @@ export const metricCatalog = [
       { name: 'dbmon_database_size_bytes', help: 'Size of the monitored database.' },
     ],
   },
+  ...pgRatedColumns.map(pgStatDatabaseRate),
+  ...mysqlRatedStatusVariables.map(mysqlStatusRate),
 ] as const satisfies MetricCatalog;
 
 type RealMetric = (typeof metricCatalog)[number];

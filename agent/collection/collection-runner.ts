@@ -132,6 +132,7 @@ function mergeContributions(contributions: readonly Contribution[]): Contributio
 /** The metrics the runner computes from consecutive readings, keyed by catalog path. */
 function derivedValues(derived: IntervalMetrics): MetricValues {
   return {
+    ...derived.counterRates,
     cpu_usage: derived.cpuUsage,
     'throughput.queries_per_second': derived.throughput.queries_per_second,
     'throughput.transactions_per_second': derived.throughput.transactions_per_second,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MetricValues } from '../../common/metric-catalog.js';
+import type { MetricPath, MetricValues } from '../../common/metric-catalog.js';
 
 export interface CollectContext {
   signal: AbortSignal;
@@ -36,6 +36,8 @@ export interface Readings {
   uptimeSeconds?: number;
   /** Committed plus rolled back transactions. */
   transactions?: number;
+  /** Engine counters whose per-second rates are catalog metrics, keyed by the rate's path. */
+  rateCounters?: Partial<Record<MetricPath, number>>;
   statements?: StatementTotals[];
   /** A cumulative latency histogram; buckets are disjoint and ordered by bound. */
   histogram?: HistogramBucket[];

@@ -1,9 +1,10 @@
 import type { CpuTimes, Readings } from './collector.js';
-import { counterRate, measureInterval } from './counter-delta.js';
+import { counterRate, measureInterval, type Interval } from './counter-delta.js';
 import { histogramCount, histogramIncrease, histogramMean, histogramQuantile } from './latency-histogram.js';
 import { mixtureQuantile } from './lognormal-mixture.js';
 import { statementDeltas, statementStats, type StatementDelta } from './statement-deltas.js';
 import type { LatencyQualifiers, StatementStats } from '../../common/agent-protocol/snapshot.js';
+import type { MetricValues } from '../../common/metric-catalog.js';
 
 export interface TimedReadings {
   atMs: number;
@@ -24,6 +25,8 @@ export interface Latency extends LatencyQualifiers {
 export interface IntervalMetrics {
   cpuUsage: number | null;
   throughput: Throughput;
+  /** Per-second rates of the readings' rate counters, keyed by the rate's path. */
+  counterRates: MetricValues;
   latency: Latency;
   statements?: StatementStats[];
 }
@@ -52,6 +55,7 @@ export function intervalMetrics(
     return {
       cpuUsage: null,
       throughput: { queries_per_second: null, transactions_per_second: null },
+      counterRates: {},
       latency: noLatency(statisticsNote ?? 'no interval measured yet: latency needs two cycles'),
     };
   }
@@ -67,6 +71,7 @@ export function intervalMetrics(
       queries_per_second: deltas === undefined || interval.restarted ? null : totalCalls(deltas) / interval.seconds,
       transactions_per_second: counterRate(before.transactions, now.transactions, interval),
     },
+    counterRates: counterRates(before.rateCounters ?? {}, now.rateCounters ?? {}, interval),
     latency: clampPercentiles(
       histogramLatency(before, now, deltas) ??
         estimatedLatency(deltas) ??
@@ -74,6 +79,11 @@ export function intervalMetrics(
     ),
     ...(deltas && { statements: statementStats(deltas) }),
   };
+}
+
+function counterRates(before: NonNullable<Readings['rateCounters']>, now: NonNullable<Readings['rateCounters']>, interval: Interval): MetricValues {
+  const paths = Object.keys(now) as (keyof typeof now)[];
+  return Object.fromEntries(paths.map((path) => [path, counterRate(before[path], now[path], interval)]));
 }
 
 function histogramLatency(before: Readings, now: Readings, deltas: StatementDelta[] | undefined): Latency | null {

@@ -922,6 +922,32 @@ type SnapshotMetricsLatency struct {
 	Note *string `json:"note,omitempty"`
 }
 
+// SnapshotMetricsRates is a dbmon API object.
+type SnapshotMetricsRates struct {
+	PgStatDatabaseXactCommit              *Nullable[float64] `json:"pg_stat_database_xact_commit,omitempty"`
+	PgStatDatabaseXactRollback            *Nullable[float64] `json:"pg_stat_database_xact_rollback,omitempty"`
+	PgStatDatabaseBlksRead                *Nullable[float64] `json:"pg_stat_database_blks_read,omitempty"`
+	PgStatDatabaseBlksHit                 *Nullable[float64] `json:"pg_stat_database_blks_hit,omitempty"`
+	PgStatDatabaseTupReturned             *Nullable[float64] `json:"pg_stat_database_tup_returned,omitempty"`
+	PgStatDatabaseTupFetched              *Nullable[float64] `json:"pg_stat_database_tup_fetched,omitempty"`
+	PgStatDatabaseTupInserted             *Nullable[float64] `json:"pg_stat_database_tup_inserted,omitempty"`
+	PgStatDatabaseTupUpdated              *Nullable[float64] `json:"pg_stat_database_tup_updated,omitempty"`
+	PgStatDatabaseTupDeleted              *Nullable[float64] `json:"pg_stat_database_tup_deleted,omitempty"`
+	PgStatDatabaseTempBytes               *Nullable[float64] `json:"pg_stat_database_temp_bytes,omitempty"`
+	PgStatDatabaseDeadlocks               *Nullable[float64] `json:"pg_stat_database_deadlocks,omitempty"`
+	MysqlGlobalStatusQueries              *Nullable[float64] `json:"mysql_global_status_queries,omitempty"`
+	MysqlGlobalStatusQuestions            *Nullable[float64] `json:"mysql_global_status_questions,omitempty"`
+	MysqlGlobalStatusSlowQueries          *Nullable[float64] `json:"mysql_global_status_slow_queries,omitempty"`
+	MysqlGlobalStatusBytesReceived        *Nullable[float64] `json:"mysql_global_status_bytes_received,omitempty"`
+	MysqlGlobalStatusBytesSent            *Nullable[float64] `json:"mysql_global_status_bytes_sent,omitempty"`
+	MysqlGlobalStatusCreatedTmpTables     *Nullable[float64] `json:"mysql_global_status_created_tmp_tables,omitempty"`
+	MysqlGlobalStatusCreatedTmpDiskTables *Nullable[float64] `json:"mysql_global_status_created_tmp_disk_tables,omitempty"`
+	MysqlGlobalStatusInnodbRowsRead       *Nullable[float64] `json:"mysql_global_status_innodb_rows_read,omitempty"`
+	MysqlGlobalStatusInnodbRowsInserted   *Nullable[float64] `json:"mysql_global_status_innodb_rows_inserted,omitempty"`
+	MysqlGlobalStatusInnodbRowsUpdated    *Nullable[float64] `json:"mysql_global_status_innodb_rows_updated,omitempty"`
+	MysqlGlobalStatusInnodbRowsDeleted    *Nullable[float64] `json:"mysql_global_status_innodb_rows_deleted,omitempty"`
+}
+
 // SnapshotMetrics is a dbmon API object.
 type SnapshotMetrics struct {
 	CPUUsage    *float64                   `json:"cpu_usage"`
@@ -930,6 +956,7 @@ type SnapshotMetrics struct {
 	Connections SnapshotMetricsConnections `json:"connections"`
 	Throughput  SnapshotMetricsThroughput  `json:"throughput"`
 	Latency     SnapshotMetricsLatency     `json:"latency"`
+	Rates       *SnapshotMetricsRates      `json:"rates,omitempty"`
 }
 
 // Snapshot is a dbmon API object.
@@ -1042,7 +1069,7 @@ type AlertRuleCreate struct {
 	Name string `json:"name"`
 	// The database the rule watches; null: every database of the organization
 	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
-	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, connections.used_pct, reachable, status.
+	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, rates.pg_stat_database_xact_commit, rates.pg_stat_database_xact_rollback, rates.pg_stat_database_blks_read, rates.pg_stat_database_blks_hit, rates.pg_stat_database_tup_returned, rates.pg_stat_database_tup_fetched, rates.pg_stat_database_tup_inserted, rates.pg_stat_database_tup_updated, rates.pg_stat_database_tup_deleted, rates.pg_stat_database_temp_bytes, rates.pg_stat_database_deadlocks, rates.mysql_global_status_queries, rates.mysql_global_status_questions, rates.mysql_global_status_slow_queries, rates.mysql_global_status_bytes_received, rates.mysql_global_status_bytes_sent, rates.mysql_global_status_created_tmp_tables, rates.mysql_global_status_created_tmp_disk_tables, rates.mysql_global_status_innodb_rows_read, rates.mysql_global_status_innodb_rows_inserted, rates.mysql_global_status_innodb_rows_updated, rates.mysql_global_status_innodb_rows_deleted, connections.used_pct, reachable, status.
 	Metric string `json:"metric"`
 	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator string `json:"operator"`
@@ -1060,7 +1087,7 @@ type AlertRuleUpdate struct {
 	Name *string `json:"name,omitempty"`
 	// The database the rule watches; null: every database of the organization
 	DatabaseID *Nullable[string] `json:"database_id,omitempty"`
-	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, connections.used_pct, reachable, status.
+	// A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it. One of: cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, rates.pg_stat_database_xact_commit, rates.pg_stat_database_xact_rollback, rates.pg_stat_database_blks_read, rates.pg_stat_database_blks_hit, rates.pg_stat_database_tup_returned, rates.pg_stat_database_tup_fetched, rates.pg_stat_database_tup_inserted, rates.pg_stat_database_tup_updated, rates.pg_stat_database_tup_deleted, rates.pg_stat_database_temp_bytes, rates.pg_stat_database_deadlocks, rates.mysql_global_status_queries, rates.mysql_global_status_questions, rates.mysql_global_status_slow_queries, rates.mysql_global_status_bytes_received, rates.mysql_global_status_bytes_sent, rates.mysql_global_status_created_tmp_tables, rates.mysql_global_status_created_tmp_disk_tables, rates.mysql_global_status_innodb_rows_read, rates.mysql_global_status_innodb_rows_inserted, rates.mysql_global_status_innodb_rows_updated, rates.mysql_global_status_innodb_rows_deleted, connections.used_pct, reachable, status.
 	Metric *string `json:"metric,omitempty"`
 	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
 	Operator *string `json:"operator,omitempty"`

@@ -77,8 +77,12 @@ export function snapshotSchema(catalog: MetricCatalog): z.ZodObject {
     .meta({ id: 'Snapshot' });
 }
 
-/** What an agent may send for a metric: never negative, an integer where counted, at most 100 where a percentage. */
+/**
+ * What an agent may send for a metric: never negative, an integer where counted, at most 100 where
+ * a percentage; nothing at all from agents older than the metric.
+ */
 function ingestedValue(metric: MetricDefinition): z.ZodType {
   const number = metric.precision === 'integer' ? z.number().int().min(0) : z.number().min(0);
-  return (metric.unit === 'percent' ? number.max(100) : number).nullable();
+  const value = (metric.unit === 'percent' ? number.max(100) : number).nullable();
+  return metric.optionalOnIngest ? value.optional() : value;
 }

@@ -139,3 +139,43 @@ t.test('every metric declares its stored step: 1 for integers, a power of ten fi
     else t.ok(step === 1 || (step <= 0.001 && Number.isInteger(Math.log10(step))), `${path}: step ${step}`);
   }
 });
+
+t.test("the engine counters' rates: optional on ingest (agents before them leave them out), validated when sent, named in history's metrics", async (t) => {
+  const start = new Date('2026-11-22T10:00:00Z');
+  const server = await startTestServer({ now: start });
+  t.teardown(server.close);
+  const { tenant, agentKey, databaseId } = await agentDatabase(server, start, 'orders');
+  const runner = new CollectionRunner({
+    source: { ping: async () => undefined },
+    collectors: [{ name: 'counters', collect: async (_source, { now }) => ({ readings: { rateCounters: { 'rates.pg_stat_database_xact_commit': now.getTime() / 100 } } }) }],
+    logger: pino({ level: 'silent' }),
+  });
+  await runner.collect(new Date(start.getTime() - 10_000));
+  const measured = await runner.collect(start);
+  t.equal(measured.metrics.rates.pg_stat_database_xact_commit, 10, 'a rate between two cycles');
+  const olderMetrics: Partial<typeof measured.metrics> = { ...measured.metrics };
+  delete olderMetrics.rates;
+  const older = { ...measured, timestamp: new Date(start.getTime() - 20_000).toISOString(), metrics: olderMetrics };
+  const send = (batchId: string, snapshot: unknown) =>
+    server.request('POST', '/v1/agent/samples', { key: agentKey, body: { batch_id: batchId, samples: [{ database_id: databaseId, snapshot }] } });
+  const negative = await send('batch-rates-00000000001', { ...measured, metrics: { ...measured.metrics, rates: { pg_stat_database_xact_commit: -1 } } });
+  t.equal(negative.status, 400);
+  t.equal(negative.body.error.param, 'samples.0.snapshot.metrics.rates.pg_stat_database_xact_commit', 'a rate sent is validated');
+  t.equal((await send('batch-rates-00000000002', older)).body.stored, 1, "an older agent's snapshot, without rates, is stored");
+  t.equal((await send('batch-rates-00000000003', measured)).body.stored, 1);
+
+  const query = `from=${new Date(start.getTime() - 60_000).toISOString()}&to=${new Date(start.getTime() + 1000).toISOString()}&resolution=raw`;
+  const history = await server.request('GET', `/v1/databases/${databaseId}/metrics/history?metrics=rates.pg_stat_database_xact_commit,rates.mysql_global_status_questions&${query}`, { key: tenant.key });
+  t.same(
+    history.body.data.map((point: { metrics: unknown }) => point.metrics),
+    [
+      { 'rates.pg_stat_database_xact_commit': null, 'rates.mysql_global_status_questions': null },
+      { 'rates.pg_stat_database_xact_commit': 10, 'rates.mysql_global_status_questions': null },
+    ],
+  );
+  const unknown = await server.request('GET', `/v1/databases/${databaseId}/metrics/history?metrics=rates.pg_stat_database_conflicts&${query}`, { key: tenant.key });
+  t.equal(unknown.status, 400);
+  t.match(unknown.body.error.message, /unknown metric rates\.pg_stat_database_conflicts; known: .*rates\.pg_stat_database_xact_commit/);
+  const openapi = await server.request('GET', '/v1/openapi.json');
+  t.match(JSON.stringify(openapi.body.paths), /rates\.mysql_global_status_innodb_rows_deleted/, "history's metrics parameter lists them");
+});

@@ -107,8 +107,25 @@ t.test('a histogram gives the percentiles when it counted anything', async (t) =
 
 t.test('a restart within the interval gives no rates', async (t) => {
   const metrics = intervalMetrics(
-    at(0, { uptimeSeconds: 5000, transactions: 100, statements: [statement('a', 100, 1, 0)] }),
-    at(60, { uptimeSeconds: 20, transactions: 400, statements: [statement('a', 500, 1, 0)] }),
+    at(0, { uptimeSeconds: 5000, transactions: 100, statements: [statement('a', 100, 1, 0)], rateCounters: { 'rates.pg_stat_database_xact_commit': 90 } }),
+    at(60, { uptimeSeconds: 20, transactions: 400, statements: [statement('a', 500, 1, 0)], rateCounters: { 'rates.pg_stat_database_xact_commit': 390 } }),
   );
   t.same(metrics.throughput, { queries_per_second: null, transactions_per_second: null });
+  t.same(metrics.counterRates, { 'rates.pg_stat_database_xact_commit': null });
+});
+
+t.test("the rate counters' rates: per second over the interval, none for a counter that went down or just appeared", async (t) => {
+  const metrics = intervalMetrics(
+    at(0, { uptimeSeconds: 1000, rateCounters: { 'rates.mysql_global_status_questions': 1000, 'rates.mysql_global_status_slow_queries': 50 } }),
+    at(20, {
+      uptimeSeconds: 1020,
+      rateCounters: { 'rates.mysql_global_status_questions': 1500, 'rates.mysql_global_status_slow_queries': 2, 'rates.mysql_global_status_bytes_sent': 7 },
+    }),
+  );
+  t.same(metrics.counterRates, {
+    'rates.mysql_global_status_questions': 25,
+    'rates.mysql_global_status_slow_queries': null,
+    'rates.mysql_global_status_bytes_sent': null,
+  });
+  t.same(intervalMetrics(undefined, at(0, { rateCounters: { 'rates.mysql_global_status_questions': 1 } })).counterRates, {}, 'none on the first cycle');
 });

@@ -2,12 +2,14 @@ import t from 'tap';
 import { evaluateAlerts, operators, rulesThatCanAct, type AlertAction, type EvaluationInput, type RuleSpec } from '../../../server/alerts/alert-evaluator.js';
 import { deriveDatabaseStatus, reachabilityOf } from '../../../server/databases/database-status.js';
 import type { SampleRow } from '../../../server/metrics/sample-row.js';
+import { metricCatalog, type MetricColumns } from '../../../common/metric-catalog.js';
 
 const second = 1000;
 const t0 = Date.parse('2026-11-22T10:00:00Z');
 
 function sample(ts: number, active: number | null, overrides: Partial<SampleRow> = {}): SampleRow {
   return {
+    ...(Object.fromEntries(metricCatalog.map(({ column }) => [column, null])) as MetricColumns),
     database_id: 'db_x',
     ts,
     reachable: 1,

@@ -11,7 +11,8 @@ import { spawnServer } from '../../helpers/spawn-server.js';
 import { createTenant } from '../../helpers/test-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-// A state directory of the schema before migration 0009 (rollups without value counts), with
+// A state directory of the schema before migration 0009 (rollups without value counts, none of
+// 0030's engine counter rates), with
 // folded and not yet folded samples, opened by the built server: every value reads back.
 
 const minute = 60_000;
@@ -41,9 +42,15 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   ingest(0, 720);
   runPass(services.rollups, now);
   ingest(720, 360);
+  // Back to the schema before 0009: without the rollups' value counts, nor the columns 0030 added.
+  const addedBy0030 = metricCatalog.filter((metric) => metric.path.startsWith('rates.'));
+  for (const { column } of addedBy0030) {
+    db.exec(`ALTER TABLE samples DROP COLUMN ${column}`);
+    for (const stat of ['avg', 'min', 'max']) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}_${stat}`);
+  }
   const dropped = metricCatalog.map((metric) => `${metric.column}_count`);
   for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
-  db.exec('DELETE FROM schema_migrations WHERE version = 9');
+  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30)');
   const rawRows = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all() as {
     database_id: string;
     ts: number;

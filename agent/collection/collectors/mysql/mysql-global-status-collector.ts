@@ -1,5 +1,6 @@
 import type { Collector } from '../../collector.js';
 import { mysqlStatusFamilies, mysqlStatusVariables, seriesKey } from '../../../../common/exporter-catalog.js';
+import { mysqlRatedStatusVariables, mysqlStatusRatePath, type MetricPath } from '../../../../common/metric-catalog.js';
 import type { MysqlSource } from '../../../sources/mysql-source.js';
 import { textOf, type Row } from '../../../sources/row.js';
 import { mysqlValue } from './mysql-value.js';
@@ -23,7 +24,7 @@ export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
     const counters = globalStatusCounters(rows);
     const uptime = counters.mysql_global_status_uptime;
     if (uptime === undefined) throw new Error('SHOW GLOBAL STATUS has no Uptime');
-    return { counters, readings: { uptimeSeconds: uptime } };
+    return { counters, readings: { uptimeSeconds: uptime, rateCounters: statusRateCounters(rows) } };
   },
 };
 
@@ -45,4 +46,15 @@ export function globalStatusCounters(rows: readonly Row[]): Record<string, numbe
     counters[seriesKey(family.name, { [family.label]: label })] = value;
   }
   return counters;
+}
+
+/** The SHOW GLOBAL STATUS counters whose rates are catalog metrics, keyed by the rate's path; those the server lacks left out. */
+export function statusRateCounters(rows: readonly Row[]): Partial<Record<MetricPath, number>> {
+  const values = new Map(rows.map((row) => [textOf(row.Variable_name), mysqlValue(row.Value)]));
+  const rateCounters: Partial<Record<MetricPath, number>> = {};
+  for (const name of mysqlRatedStatusVariables) {
+    const value = values.get(name);
+    if (value !== undefined && value !== null) rateCounters[mysqlStatusRatePath(name)] = value;
+  }
+  return rateCounters;
 }

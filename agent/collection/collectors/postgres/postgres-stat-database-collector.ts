@@ -2,6 +2,7 @@ import type { Collector } from '../../collector.js';
 import type { PostgresSource } from '../../../sources/postgres-source.js';
 import { numberOf, textOf } from '../../../sources/row.js';
 import { pgStatDatabaseColumns, seriesKey } from '../../../../common/exporter-catalog.js';
+import { pgRatedColumns, pgStatDatabaseRatePath } from '../../../../common/metric-catalog.js';
 
 /**
  * Counters of the monitored database, exported as postgres_exporter names them. Transactions
@@ -27,6 +28,7 @@ export const postgresStatDatabaseCollector: Collector<PostgresSource> = {
       readings: {
         uptimeSeconds: numberOf(row.uptime_seconds),
         transactions: numberOf(row.xact_commit) + numberOf(row.xact_rollback),
+        rateCounters: Object.fromEntries(pgRatedColumns.map((column) => [pgStatDatabaseRatePath(column), numberOf(row[column])])),
       },
     };
   },

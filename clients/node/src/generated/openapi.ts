@@ -1970,6 +1970,30 @@ export interface components {
                     /** @description Why there is no latency, given with `source: null`: e.g. "pg_stat_statements is not installed in this database ...", "pg_stat_statements has no statements for this database yet", "no statement ran in the interval" */
                     note?: string;
                 };
+                rates?: {
+                    pg_stat_database_xact_commit?: number | null;
+                    pg_stat_database_xact_rollback?: number | null;
+                    pg_stat_database_blks_read?: number | null;
+                    pg_stat_database_blks_hit?: number | null;
+                    pg_stat_database_tup_returned?: number | null;
+                    pg_stat_database_tup_fetched?: number | null;
+                    pg_stat_database_tup_inserted?: number | null;
+                    pg_stat_database_tup_updated?: number | null;
+                    pg_stat_database_tup_deleted?: number | null;
+                    pg_stat_database_temp_bytes?: number | null;
+                    pg_stat_database_deadlocks?: number | null;
+                    mysql_global_status_queries?: number | null;
+                    mysql_global_status_questions?: number | null;
+                    mysql_global_status_slow_queries?: number | null;
+                    mysql_global_status_bytes_received?: number | null;
+                    mysql_global_status_bytes_sent?: number | null;
+                    mysql_global_status_created_tmp_tables?: number | null;
+                    mysql_global_status_created_tmp_disk_tables?: number | null;
+                    mysql_global_status_innodb_rows_read?: number | null;
+                    mysql_global_status_innodb_rows_inserted?: number | null;
+                    mysql_global_status_innodb_rows_updated?: number | null;
+                    mysql_global_status_innodb_rows_deleted?: number | null;
+                };
             };
             database_size_bytes: number | null;
         };
@@ -2042,7 +2066,7 @@ export interface components {
              * @description A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
              * @enum {string}
              */
-            metric: "cpu_usage" | "memory_usage" | "disk_usage" | "connections.active" | "connections.idle" | "connections.total" | "connections.max" | "throughput.queries_per_second" | "throughput.transactions_per_second" | "latency.avg_query_time_ms" | "latency.p95_query_time_ms" | "latency.p99_query_time_ms" | "database_size_bytes" | "connections.used_pct" | "reachable" | "status";
+            metric: "cpu_usage" | "memory_usage" | "disk_usage" | "connections.active" | "connections.idle" | "connections.total" | "connections.max" | "throughput.queries_per_second" | "throughput.transactions_per_second" | "latency.avg_query_time_ms" | "latency.p95_query_time_ms" | "latency.p99_query_time_ms" | "database_size_bytes" | "rates.pg_stat_database_xact_commit" | "rates.pg_stat_database_xact_rollback" | "rates.pg_stat_database_blks_read" | "rates.pg_stat_database_blks_hit" | "rates.pg_stat_database_tup_returned" | "rates.pg_stat_database_tup_fetched" | "rates.pg_stat_database_tup_inserted" | "rates.pg_stat_database_tup_updated" | "rates.pg_stat_database_tup_deleted" | "rates.pg_stat_database_temp_bytes" | "rates.pg_stat_database_deadlocks" | "rates.mysql_global_status_queries" | "rates.mysql_global_status_questions" | "rates.mysql_global_status_slow_queries" | "rates.mysql_global_status_bytes_received" | "rates.mysql_global_status_bytes_sent" | "rates.mysql_global_status_created_tmp_tables" | "rates.mysql_global_status_created_tmp_disk_tables" | "rates.mysql_global_status_innodb_rows_read" | "rates.mysql_global_status_innodb_rows_inserted" | "rates.mysql_global_status_innodb_rows_updated" | "rates.mysql_global_status_innodb_rows_deleted" | "connections.used_pct" | "reachable" | "status";
             /**
              * @description For `status`: == or != only
              * @enum {string}
@@ -2072,7 +2096,7 @@ export interface components {
              * @description A snapshot metric path (as in GET /v1/databases/{id}/metrics), `connections.used_pct` (connections.total / connections.max × 100) or `reachable` (1 while collections succeed; 0 when one failed or no sample arrived for more than two intervals), or `status`: the database status as derived from reachability and the alerts of metric rules. The alerts of status rules are left out of what status rules see (so a `status == warning` rule of severity critical does not feed on itself), but like any alert they set the database status. A paused database has no active alerts, so a status rule never fires on it.
              * @enum {string}
              */
-            metric?: "cpu_usage" | "memory_usage" | "disk_usage" | "connections.active" | "connections.idle" | "connections.total" | "connections.max" | "throughput.queries_per_second" | "throughput.transactions_per_second" | "latency.avg_query_time_ms" | "latency.p95_query_time_ms" | "latency.p99_query_time_ms" | "database_size_bytes" | "connections.used_pct" | "reachable" | "status";
+            metric?: "cpu_usage" | "memory_usage" | "disk_usage" | "connections.active" | "connections.idle" | "connections.total" | "connections.max" | "throughput.queries_per_second" | "throughput.transactions_per_second" | "latency.avg_query_time_ms" | "latency.p95_query_time_ms" | "latency.p99_query_time_ms" | "database_size_bytes" | "rates.pg_stat_database_xact_commit" | "rates.pg_stat_database_xact_rollback" | "rates.pg_stat_database_blks_read" | "rates.pg_stat_database_blks_hit" | "rates.pg_stat_database_tup_returned" | "rates.pg_stat_database_tup_fetched" | "rates.pg_stat_database_tup_inserted" | "rates.pg_stat_database_tup_updated" | "rates.pg_stat_database_tup_deleted" | "rates.pg_stat_database_temp_bytes" | "rates.pg_stat_database_deadlocks" | "rates.mysql_global_status_queries" | "rates.mysql_global_status_questions" | "rates.mysql_global_status_slow_queries" | "rates.mysql_global_status_bytes_received" | "rates.mysql_global_status_bytes_sent" | "rates.mysql_global_status_created_tmp_tables" | "rates.mysql_global_status_created_tmp_disk_tables" | "rates.mysql_global_status_innodb_rows_read" | "rates.mysql_global_status_innodb_rows_inserted" | "rates.mysql_global_status_innodb_rows_updated" | "rates.mysql_global_status_innodb_rows_deleted" | "connections.used_pct" | "reachable" | "status";
             /**
              * @description For `status`: == or != only
              * @enum {string}
@@ -3561,7 +3585,7 @@ export interface operations {
     getMetricsHistory: {
         parameters: {
             query?: {
-                /** @description Comma-separated metric paths (default: all): cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes */
+                /** @description Comma-separated metric paths (default: all): cpu_usage, memory_usage, disk_usage, connections.active, connections.idle, connections.total, connections.max, throughput.queries_per_second, throughput.transactions_per_second, latency.avg_query_time_ms, latency.p95_query_time_ms, latency.p99_query_time_ms, database_size_bytes, rates.pg_stat_database_xact_commit, rates.pg_stat_database_xact_rollback, rates.pg_stat_database_blks_read, rates.pg_stat_database_blks_hit, rates.pg_stat_database_tup_returned, rates.pg_stat_database_tup_fetched, rates.pg_stat_database_tup_inserted, rates.pg_stat_database_tup_updated, rates.pg_stat_database_tup_deleted, rates.pg_stat_database_temp_bytes, rates.pg_stat_database_deadlocks, rates.mysql_global_status_queries, rates.mysql_global_status_questions, rates.mysql_global_status_slow_queries, rates.mysql_global_status_bytes_received, rates.mysql_global_status_bytes_sent, rates.mysql_global_status_created_tmp_tables, rates.mysql_global_status_created_tmp_disk_tables, rates.mysql_global_status_innodb_rows_read, rates.mysql_global_status_innodb_rows_inserted, rates.mysql_global_status_innodb_rows_updated, rates.mysql_global_status_innodb_rows_deleted */
                 metrics?: string;
                 from?: string;
                 to?: string;

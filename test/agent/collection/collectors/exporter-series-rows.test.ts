@@ -1,5 +1,5 @@
 import t from 'tap';
-import { globalStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
+import { globalStatusCounters, statusRateCounters } from '../../../../agent/collection/collectors/mysql/mysql-global-status-collector.js';
 import { replicaStatusCounters } from '../../../../agent/collection/collectors/mysql/mysql-replica-status-collector.js';
 import { mysqlValue } from '../../../../agent/collection/collectors/mysql/mysql-value.js';
 import { activityContribution } from '../../../../agent/collection/collectors/postgres/postgres-activity-collector.js';
@@ -97,6 +97,26 @@ t.test('MySQL 8.0 status: labelled families, no query cache, values that are not
     mysql_global_status_innodb_page_size: 16384,
     mysql_global_status_table_open_cache_hits: 40,
   });
+});
+
+t.test("MySQL 8.0 status: InnoDB row operations as mysqld_exporter's family, and as the counters of their rates", async (t) => {
+  const rows = [['Innodb_rows_read', '9000'], ['Innodb_rows_inserted', '120'], ['Innodb_rows_updated', '30'], ['Innodb_rows_deleted', '4'], ['Questions', '5000']].map(
+    ([Variable_name, Value]) => ({ Variable_name, Value }),
+  );
+  t.same(globalStatusCounters(rows), {
+    'mysql_global_status_innodb_row_ops_total{operation="read"}': 9000,
+    'mysql_global_status_innodb_row_ops_total{operation="inserted"}': 120,
+    'mysql_global_status_innodb_row_ops_total{operation="updated"}': 30,
+    'mysql_global_status_innodb_row_ops_total{operation="deleted"}': 4,
+    mysql_global_status_questions: 5000,
+  });
+  t.same(statusRateCounters([...rows, { Variable_name: 'Slow_queries', Value: '' }]), {
+    'rates.mysql_global_status_innodb_rows_read': 9000,
+    'rates.mysql_global_status_innodb_rows_inserted': 120,
+    'rates.mysql_global_status_innodb_rows_updated': 30,
+    'rates.mysql_global_status_innodb_rows_deleted': 4,
+    'rates.mysql_global_status_questions': 5000,
+  }, 'a variable without a number, or missing, has no counter');
 });
 
 t.test('pg_stat_statements: only the top statements by total time, seconds from milliseconds', async (t) => {

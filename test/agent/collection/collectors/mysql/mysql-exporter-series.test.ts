@@ -34,6 +34,39 @@ t.test("mysqld_exporter's series from the real engine: commands, handlers, buffe
   t.ok((counters['mysql_info_schema_processlist_threads{command="sleep",state="unknown"}'] ?? 0) >= 1, 'the idle test session');
 });
 
+t.test("the rates of the server's counters the mysqld mixin graphs: what the counters on /metrics rose by, per second", async (t) => {
+  const client = await database.connect();
+  t.teardown(() => client.end());
+  await client.query('CREATE TABLE rated (id int PRIMARY KEY, note varchar(20)) ENGINE=InnoDB');
+  const innodbRows = await database.admin("SHOW GLOBAL STATUS LIKE 'Innodb\\_rows\\_%'");
+  const runner = collectionRunner(source, mysqlCollectors);
+  const start = Date.now();
+  const before = await runner.collect(new Date(start));
+  t.equal(before.metrics.rates.mysql_global_status_questions, null, 'no rate before a second cycle');
+  await client.query("INSERT INTO rated VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+  await client.query("UPDATE rated SET note = 'z' WHERE id <= 2");
+  await client.query('DELETE FROM rated WHERE id = 4');
+  await client.query('SELECT * FROM rated');
+  const after = await runner.collect(new Date(start + 10_000));
+  const { rates } = after.metrics;
+  const rose = (series: string) => (after.counters[series]! - before.counters[series]!) / 10;
+  for (const [operation, atLeast] of [['inserted', 4], ['updated', 2], ['deleted', 1], ['read', 3]] as const) {
+    const rate = rates[`mysql_global_status_innodb_rows_${operation}`];
+    if (innodbRows.length === 0) {
+      t.equal(rate, null, `InnoDB rows ${operation}: none where the server reports none (MariaDB)`);
+      continue;
+    }
+    t.equal(rate, rose(`mysql_global_status_innodb_row_ops_total{operation="${operation}"}`), `InnoDB rows ${operation}`);
+    // Server-wide: other sessions' rows count too, never fewer than ours.
+    t.ok(rate! >= atLeast / 10, `${operation}: ${rate}/s`);
+  }
+  for (const name of ['queries', 'questions', 'slow_queries', 'bytes_received', 'bytes_sent', 'created_tmp_tables', 'created_tmp_disk_tables'] as const) {
+    t.equal(rates[`mysql_global_status_${name}`], rose(`mysql_global_status_${name}`), name);
+  }
+  t.ok(rates.mysql_global_status_questions! >= 5 / 10, 'our five statements at least');
+  t.equal(rates.pg_stat_database_xact_commit, null, "another engine's rates are null");
+});
+
 t.test('replica status: none on a server that replicates nothing, none and no failure for an account without the grant', async (t) => {
   const signal = new AbortController().signal;
   const context = { signal, now: new Date(), logger: pino({ level: 'silent' }) };
