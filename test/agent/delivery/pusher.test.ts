@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { HttpTransport } from '../../../agent/delivery/http-transport.js';
-import { Pusher, type PusherOptions } from '../../../agent/delivery/pusher.js';
+import { defaultSendLimits, Pusher, type PusherOptions } from '../../../agent/delivery/pusher.js';
 import { maxSpoolAgeSeconds } from '../../../common/agent-protocol/limits.js';
 import { openSpool, type Spool } from '../../../agent/delivery/spool.js';
 import { freePort, startBatchReceiver, type BatchReceiverOptions } from '../../helpers/batch-receiver.js';
@@ -167,7 +167,8 @@ t.test('a backlog drains in few requests, and spool_dropped_total is reported', 
   const server = await receiver();
   appendSingles(spool, 601);
   t.equal(spool.droppedTotal(), 1);
-  pusher(server.url);
+  // The sample cap, not the byte cap, is what this test is about: 500 samples are about 770 kB (341 fit in 512 KiB).
+  pusher(server.url, { limits: { ...defaultSendLimits, maxBytes: 2 * 1024 * 1024 } });
   await waitUntil('the spool to drain', async () => spool.stats().batches === 0, 15_000);
   t.same(server.requests.map((request) => request.sampleCount), [500, 100], 'merged up to 500 samples per batch');
   t.same(server.requests.map((request) => request.spoolDroppedTotal), [1, 1]);
