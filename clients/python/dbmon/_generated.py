@@ -590,13 +590,13 @@ class Operations:
     def _call(self, method: str, path: str, *, path_parameters: Optional[Mapping[str, Any]] = None, query: Optional[Mapping[str, Any]] = None, json: Any = None, form: Optional[Mapping[str, Any]] = None) -> Any:
         raise NotImplementedError
 
-    def list_api_keys(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> ApiKeyList:
-        "List API keys (owners and admins see the organization's; a service account its own; other users their own) (GET /v1/api-keys)."
-        return self._call("GET", "/api-keys", query={"page": page, "per_page": per_page})  # type: ignore[no-any-return]
-
     def create_api_key(self, body: ApiKeyCreate) -> CreatedApiKey:
         "Create an API key; the value is in the response this once only (POST /v1/api-keys)."
         return self._call("POST", "/api-keys", json=body)  # type: ignore[no-any-return]
+
+    def list_api_keys(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> ApiKeyList:
+        "List API keys (owners and admins see the organization's; a service account its own; other users their own) (GET /v1/api-keys)."
+        return self._call("GET", "/api-keys", query={"page": page, "per_page": per_page})  # type: ignore[no-any-return]
 
     def revoke_api_key(self, id: str) -> None:
         "Revoke an API key, and every key made through it (DELETE /v1/api-keys/{id})."
@@ -678,25 +678,25 @@ class Operations:
         "One user of the organization (GET /v1/users/{id})."
         return self._call("GET", "/users/{id}", path_parameters={"id": id})  # type: ignore[no-any-return]
 
-    def delete_user(self, id: str) -> None:
-        "Remove a user, with their sessions, personal tokens (and keys made through them) and links (DELETE /v1/users/{id})."
-        return self._call("DELETE", "/users/{id}", path_parameters={"id": id})  # type: ignore[no-any-return]
-
     def update_user(self, id: str, body: UserChange) -> User:
         "Change a user's name, role or status (PATCH /v1/users/{id})."
         return self._call("PATCH", "/users/{id}", path_parameters={"id": id}, json=body)  # type: ignore[no-any-return]
+
+    def delete_user(self, id: str) -> None:
+        "Remove a user, with their sessions, personal tokens (and keys made through them) and links (DELETE /v1/users/{id})."
+        return self._call("DELETE", "/users/{id}", path_parameters={"id": id})  # type: ignore[no-any-return]
 
     def renew_invitation(self, id: str) -> InvitationLink:
         "A new invitation link for a user who has not accepted yet; the previous link stops working (POST /v1/users/{id}/invitation)."
         return self._call("POST", "/users/{id}/invitation", path_parameters={"id": id})  # type: ignore[no-any-return]
 
-    def list_oauth_applications(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> OAuthApplicationList:
-        "The organization's OAuth applications, newest first (GET /v1/oauth/applications)."
-        return self._call("GET", "/oauth/applications", query={"page": page, "per_page": per_page})  # type: ignore[no-any-return]
-
     def create_oauth_application(self, body: OAuthApplicationCreate) -> CreatedOAuthApplication:
         "Register an OAuth application; a confidential one gets its client_secret in this answer only (POST /v1/oauth/applications)."
         return self._call("POST", "/oauth/applications", json=body)  # type: ignore[no-any-return]
+
+    def list_oauth_applications(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> OAuthApplicationList:
+        "The organization's OAuth applications, newest first (GET /v1/oauth/applications)."
+        return self._call("GET", "/oauth/applications", query={"page": page, "per_page": per_page})  # type: ignore[no-any-return]
 
     def get_oauth_application(self, id: str) -> OAuthApplication:
         "One OAuth application (GET /v1/oauth/applications/{id})."
