@@ -1152,7 +1152,127 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "alert.triggered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert fired */
+        post: operations["alertTriggeredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was resolved, by its condition clearing or by hand */
+        post: operations["alertResolvedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "database.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A database's status changed */
+        post: operations["databaseStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An analysis found an optimization that can be applied */
+        post: operations["optimizationReadyEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.applied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An optimization was applied */
+        post: operations["optimizationAppliedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The analysis or the application of an optimization failed */
+        post: operations["optimizationFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sent by POST /v1/webhooks/{id}/test to that endpoint alone */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An alert fired */
@@ -4356,6 +4476,209 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+        };
+    };
+    alertTriggeredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertTriggeredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertResolvedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    databaseStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatabaseStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationReadyEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationAppliedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationAppliedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
