@@ -617,6 +617,21 @@ ListAgentsResponse = TypedDict("ListAgentsResponse", {"data": List[Agent], "pagi
 OpenApiDocumentResponse = TypedDict("OpenApiDocumentResponse", {"openapi": str})
 
 
+#: A webhook delivery's payload, one TypedDict per event type: narrow it on ``event["type"]``.
+WebhookEvent = Union[AlertTriggeredEvent, AlertResolvedEvent, DatabaseStatusChangedEvent, OptimizationReadyEvent, OptimizationAppliedEvent, OptimizationFailedEvent, WebhookTestEvent]
+
+#: The payload TypedDict of each event type.
+WEBHOOK_EVENTS: Mapping[str, Any] = {
+    "alert.triggered": AlertTriggeredEvent,
+    "alert.resolved": AlertResolvedEvent,
+    "database.status_changed": DatabaseStatusChangedEvent,
+    "optimization.ready": OptimizationReadyEvent,
+    "optimization.applied": OptimizationAppliedEvent,
+    "optimization.failed": OptimizationFailedEvent,
+    "webhook.test": WebhookTestEvent,
+}
+
+
 #: The list operations: `Client.paginate` iterates over their pages.
 LIST_OPERATIONS: FrozenSet[str] = frozenset({
     "list_api_keys",
