@@ -13,13 +13,12 @@ interface EventDefinition {
   data: z.ZodObject;
 }
 
+const aboutAlert = z.object({ object: alertRecord });
+const aboutOptimization = z.object({ object: optimizationRecord });
+
 const definitions = {
-  'alert.triggered': { schemaName: 'AlertTriggeredEvent', summary: 'An alert fired', data: z.object({ object: alertRecord }) },
-  'alert.resolved': {
-    schemaName: 'AlertResolvedEvent',
-    summary: 'An alert was resolved, by its condition clearing or by hand',
-    data: z.object({ object: alertRecord }),
-  },
+  'alert.triggered': { schemaName: 'AlertTriggeredEvent', summary: 'An alert fired', data: aboutAlert },
+  'alert.resolved': { schemaName: 'AlertResolvedEvent', summary: 'An alert was resolved, by its condition clearing or by hand', data: aboutAlert },
   'database.status_changed': {
     schemaName: 'DatabaseStatusChangedEvent',
     summary: "A database's status changed",
@@ -28,22 +27,10 @@ const definitions = {
       previous_attributes: z.object({ status: z.enum(databaseStatuses).describe('The status before the change') }),
     }),
   },
-  'optimization.ready': {
-    schemaName: 'OptimizationReadyEvent',
-    summary: 'An analysis found an optimization that can be applied',
-    data: z.object({ object: optimizationRecord }),
-  },
-  'optimization.applied': { schemaName: 'OptimizationAppliedEvent', summary: 'An optimization was applied', data: z.object({ object: optimizationRecord }) },
-  'optimization.failed': {
-    schemaName: 'OptimizationFailedEvent',
-    summary: 'The analysis or the application of an optimization failed',
-    data: z.object({ object: optimizationRecord }),
-  },
-  'webhook.test': {
-    schemaName: 'WebhookTestEvent',
-    summary: 'Sent by POST /v1/webhooks/{id}/test to that endpoint alone',
-    data: z.object({ object: webhookRecord }),
-  },
+  'optimization.ready': { schemaName: 'OptimizationReadyEvent', summary: 'An analysis found an optimization that can be applied', data: aboutOptimization },
+  'optimization.applied': { schemaName: 'OptimizationAppliedEvent', summary: 'An optimization was applied', data: aboutOptimization },
+  'optimization.failed': { schemaName: 'OptimizationFailedEvent', summary: 'The analysis or the application of an optimization failed', data: aboutOptimization },
+  'webhook.test': { schemaName: 'WebhookTestEvent', summary: 'Sent by POST /v1/webhooks/{id}/test to that endpoint alone', data: z.object({ object: webhookRecord }) },
 } as const satisfies Record<DeliveredEventType, EventDefinition>;
 
 /** `data` of each event type: `object` is the resource the event is about, Stripe-style. */
