@@ -1,3 +1,4 @@
+import { eventPayloadSchemas } from './webhooks/event-payloads.js';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { healthRoutes } from './health/health-routes.js';
@@ -64,7 +65,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(unmatched());
   const formPaths = new Set(routes.filter((route) => route.form !== undefined).map((route) => route.path));
   app.use(jsonBody(deps.bodyLimitBytes, formPaths));
-  app.use(routesByPath([...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, deps.version), routes)]));
+  app.use(routesByPath([...routes, ...openApiRoutes((all) => buildOpenApiDocument(all, eventPayloadSchemas, deps.version), routes)]));
   return app;
 }
 

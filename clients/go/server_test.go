@@ -240,9 +240,8 @@ func TestARealWebhookDeliveryVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var subject Webhook
-	if event.Type != "webhook.test" || event.DecodeObject(&subject) != nil || subject.ID != webhook.ID {
-		t.Fatalf("event %+v", event)
+	if test, typed := event.(*WebhookTestEvent); !typed || test.Data.Object.ID != webhook.ID || test.Data.Object.URL != webhook.URL {
+		t.Fatalf("event %#v", event)
 	}
 	tampered := append([]byte{}, received.body...)
 	tampered[len(tampered)-2] ^= 1

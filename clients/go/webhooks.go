@@ -14,24 +14,45 @@ import (
 // DefaultWebhookTolerance is how far a delivery's webhook-timestamp may be from now.
 const DefaultWebhookTolerance = 5 * time.Minute
 
-// WebhookEvent is a delivery's payload. Data.Object is the resource the event is about (an
-// Alert, a Database, an Optimization, or a Webhook for webhook.test): decode it with DecodeObject.
-type WebhookEvent struct {
-	ID        string           `json:"id"`
-	Type      string           `json:"type"`
-	CreatedAt string           `json:"created_at"`
-	Data      WebhookEventData `json:"data"`
+// WebhookEvent is a verified delivery's event: a *AlertTriggeredEvent, *AlertResolvedEvent,
+// *DatabaseStatusChangedEvent, *OptimizationReadyEvent, *OptimizationAppliedEvent,
+// *OptimizationFailedEvent or *WebhookTestEvent (switch on its type; Data.Object is the resource
+// the event is about, typed), or an *UnknownWebhookEvent for a type this client does not know.
+type WebhookEvent interface {
+	EventType() string
+	EventID() string
 }
 
-// WebhookEventData holds the event's resource and, for changes, the attributes it had before.
-type WebhookEventData struct {
-	Object             json.RawMessage            `json:"object"`
-	PreviousAttributes map[string]json.RawMessage `json:"previous_attributes,omitempty"`
+// UnknownWebhookEvent is an event of a type this client has no struct for (one a newer server
+// added): Data is left as it came.
+type UnknownWebhookEvent struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	CreatedAt string          `json:"created_at"`
+	Data      json.RawMessage `json:"data"`
 }
 
-// DecodeObject decodes the event's resource into out (for example a *Alert).
-func (e *WebhookEvent) DecodeObject(out interface{}) error {
-	return json.Unmarshal(e.Data.Object, out)
+// EventType is the event's type.
+func (e *UnknownWebhookEvent) EventType() string { return e.Type }
+
+// EventID is the event's id, also the delivery's webhook-id header.
+func (e *UnknownWebhookEvent) EventID() string { return e.ID }
+
+// DecodeWebhookEvent decodes a payload into the struct of its type (see WebhookEvent). It does
+// not verify anything: VerifyWebhook does, then decodes with it.
+func DecodeWebhookEvent(payload []byte) (WebhookEvent, error) {
+	var envelope UnknownWebhookEvent
+	if err := json.Unmarshal(payload, &envelope); err != nil {
+		return nil, err
+	}
+	event := newWebhookEvent(envelope.Type)
+	if event == nil {
+		return &envelope, nil
+	}
+	if err := json.Unmarshal(payload, event); err != nil {
+		return nil, err
+	}
+	return event, nil
 }
 
 // WebhookVerificationError: a delivery whose signature or timestamp does not verify.
@@ -41,15 +62,15 @@ func (e *WebhookVerificationError) Error() string {
 	return "dbmon: webhook verification failed: " + e.Reason
 }
 
-// VerifyWebhook checks a delivery per Standard Webhooks, then returns its event. payload is the
+// VerifyWebhook checks a delivery per Standard Webhooks, then returns its typed event. payload is the
 // request body exactly as received; secret is the endpoint's whsec_... secret; tolerance 0 means
 // DefaultWebhookTolerance. A timestamp older or newer than the tolerance is refused, so is a
 // delivery none of whose v1 signatures matches.
-func VerifyWebhook(payload []byte, headers http.Header, secret string, tolerance time.Duration) (*WebhookEvent, error) {
+func VerifyWebhook(payload []byte, headers http.Header, secret string, tolerance time.Duration) (WebhookEvent, error) {
 	return verifyWebhookAt(payload, headers, secret, tolerance, time.Now())
 }
 
-func verifyWebhookAt(payload []byte, headers http.Header, secret string, tolerance time.Duration, now time.Time) (*WebhookEvent, error) {
+func verifyWebhookAt(payload []byte, headers http.Header, secret string, tolerance time.Duration, now time.Time) (WebhookEvent, error) {
 	if tolerance == 0 {
 		tolerance = DefaultWebhookTolerance
 	}
@@ -75,11 +96,11 @@ func verifyWebhookAt(payload []byte, headers http.Header, secret string, toleran
 	if !anySignatureMatches(signatures, expected) {
 		return nil, &WebhookVerificationError{Reason: "no signature matches"}
 	}
-	var event WebhookEvent
-	if err := json.Unmarshal(payload, &event); err != nil {
+	event, err := DecodeWebhookEvent(payload)
+	if err != nil {
 		return nil, &WebhookVerificationError{Reason: "the payload is not an event: " + err.Error()}
 	}
-	return &event, nil
+	return event, nil
 }
 
 // anySignatureMatches compares each space-separated "v1,<base64>" signature in constant time.

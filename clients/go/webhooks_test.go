@@ -29,8 +29,9 @@ func TestWebhookSignatureEdgeCases(t *testing.T) {
 	payload := `{"id":"evt_1","type":"alert.triggered","created_at":"2027-01-15T08:00:00.000Z","data":{"object":{"id":"alr_1"}}}`
 	good := signed(testSecret, "evt_1", now, payload)
 	event, err := verifyWebhookAt([]byte(payload), good, testSecret, 0, now.Add(299*time.Second))
-	if err != nil || event.ID != "evt_1" || event.Type != "alert.triggered" || string(event.Data.Object) != `{"id":"alr_1"}` {
-		t.Fatalf("a good delivery: %+v %v", event, err)
+	alert, typed := event.(*AlertTriggeredEvent)
+	if err != nil || !typed || alert.ID != "evt_1" || alert.Type != "alert.triggered" || alert.Data.Object.ID != "alr_1" {
+		t.Fatalf("a good delivery: %#v %v", event, err)
 	}
 	rotated := signed(testSecret, "evt_1", now, payload)
 	rotated.Set("webhook-signature", "v1,AAAA v2,whatever "+good.Get("webhook-signature"))
@@ -70,6 +71,33 @@ func TestWebhookSignatureEdgeCases(t *testing.T) {
 		var refused *WebhookVerificationError
 		if !errors.As(err, &refused) {
 			t.Errorf("%s: verified (%v)", name, err)
+		}
+	}
+}
+
+func TestDecodeWebhookEventGivesTheStructOfItsType(t *testing.T) {
+	for _, eventType := range WebhookEventTypes {
+		event, err := DecodeWebhookEvent([]byte(`{"id":"evt_1","type":"` + eventType + `","created_at":"2027-01-15T08:00:00.000Z","data":{"object":{}}}`))
+		if err != nil || event.EventType() != eventType || event.EventID() != "evt_1" {
+			t.Fatalf("%s: %#v %v", eventType, event, err)
+		}
+		if _, unknown := event.(*UnknownWebhookEvent); unknown {
+			t.Fatalf("%s decoded as unknown", eventType)
+		}
+	}
+	event, err := DecodeWebhookEvent([]byte(`{"id":"evt_2","type":"database.status_changed","created_at":"2027-01-15T08:00:00.000Z","data":{"object":{"id":"db_1","status":"warning"},"previous_attributes":{"status":"healthy"}}}`))
+	changed, typed := event.(*DatabaseStatusChangedEvent)
+	if err != nil || !typed || changed.Data.Object.Status != "warning" || changed.Data.PreviousAttributes.Status != "healthy" {
+		t.Fatalf("database.status_changed: %#v %v", event, err)
+	}
+	event, err = DecodeWebhookEvent([]byte(`{"id":"evt_3","type":"backup.finished","created_at":"2027-01-15T08:00:00.000Z","data":{"object":{"id":"bk_1"}}}`))
+	unknown, isUnknown := event.(*UnknownWebhookEvent)
+	if err != nil || !isUnknown || unknown.EventType() != "backup.finished" || unknown.EventID() != "evt_3" || string(unknown.Data) != `{"object":{"id":"bk_1"}}` {
+		t.Fatalf("a type this client does not know: %#v %v", event, err)
+	}
+	for _, payload := range []string{`not json`, `{"id":"evt_4","type":"alert.triggered","data":{"object":"not an alert"}}`} {
+		if _, err := DecodeWebhookEvent([]byte(payload)); err == nil {
+			t.Fatalf("%s decoded", payload)
 		}
 	}
 }

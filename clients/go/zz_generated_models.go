@@ -4,6 +4,243 @@ package dbmon
 
 import "encoding/json"
 
+// Alert is a dbmon API object.
+type Alert struct {
+	ID         string `json:"id"`
+	RuleID     string `json:"rule_id"`
+	DatabaseID string `json:"database_id"`
+	// One of: info, warning, critical.
+	Severity string `json:"severity"`
+	// One of: active, resolved.
+	Status string `json:"status"`
+	Metric string `json:"metric"`
+	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
+	Operator string `json:"operator"`
+	// The value that fired the alert (a status value for `status` rules)
+	Value     json.RawMessage `json:"value"`
+	Threshold json.RawMessage `json:"threshold"`
+	// What fired, for people. On the metric `reachable` it also says why: since when no sample arrived, and the database's `last_error` (code and redacted message) as it stood when the alert fired
+	Message     string  `json:"message"`
+	TriggeredAt string  `json:"triggered_at"`
+	ResolvedAt  *string `json:"resolved_at"`
+	// `auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with.
+	ResolvedBy     *string `json:"resolved_by"`
+	ResolutionNote *string `json:"resolution_note"`
+}
+
+// AlertTriggeredEventData is a dbmon API object.
+type AlertTriggeredEventData struct {
+	Object Alert `json:"object"`
+}
+
+// An alert fired
+type AlertTriggeredEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: alert.triggered.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                  `json:"created_at"`
+	Data      AlertTriggeredEventData `json:"data"`
+}
+
+// AlertResolvedEventData is a dbmon API object.
+type AlertResolvedEventData struct {
+	Object Alert `json:"object"`
+}
+
+// An alert was resolved, by its condition clearing or by hand
+type AlertResolvedEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: alert.resolved.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                 `json:"created_at"`
+	Data      AlertResolvedEventData `json:"data"`
+}
+
+// DatabaseConnection is a dbmon API object.
+type DatabaseConnection struct {
+	Host     string `json:"host"`
+	Port     int64  `json:"port"`
+	Database string `json:"database"`
+	Username string `json:"username"`
+	SSL      bool   `json:"ssl"`
+	// Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT)
+	PasswordSet bool `json:"password_set"`
+}
+
+// DatabaseMonitoring is a dbmon API object.
+type DatabaseMonitoring struct {
+	Enabled         bool  `json:"enabled"`
+	IntervalSeconds int64 `json:"interval_seconds"`
+}
+
+// Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it.
+type DatabaseLastError struct {
+	// Why, as a stable code: timeout, connection_refused, host_not_found, host_unreachable, connection_reset, tls_error, authentication_failed, database_not_found, too_many_connections, server_starting, collection_failed (and possibly new ones from newer agents)
+	Code string `json:"code"`
+	// The driver's message, for people; the stored password and anything password-like are masked, and a connection string never appears
+	Message string `json:"message"`
+	// When the collections began failing with this code and message
+	At string `json:"at"`
+}
+
+// Database is a dbmon API object.
+type Database struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// One of: postgresql, mysql, mariadb.
+	Type    string  `json:"type"`
+	Version *string `json:"version"`
+	// One of: pending, healthy, warning, critical, unreachable, paused.
+	Status     string             `json:"status"`
+	AgentID    *string            `json:"agent_id"`
+	CreatedAt  string             `json:"created_at"`
+	UpdatedAt  string             `json:"updated_at"`
+	Connection DatabaseConnection `json:"connection"`
+	Monitoring DatabaseMonitoring `json:"monitoring"`
+	// Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it.
+	LastError *DatabaseLastError `json:"last_error"`
+}
+
+// DatabaseStatusChangedEventDataPreviousAttributes is a dbmon API object.
+type DatabaseStatusChangedEventDataPreviousAttributes struct {
+	// The status before the change One of: pending, healthy, warning, critical, unreachable, paused.
+	Status string `json:"status"`
+}
+
+// DatabaseStatusChangedEventData is a dbmon API object.
+type DatabaseStatusChangedEventData struct {
+	Object             Database                                         `json:"object"`
+	PreviousAttributes DatabaseStatusChangedEventDataPreviousAttributes `json:"previous_attributes"`
+}
+
+// A database's status changed
+type DatabaseStatusChangedEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: database.status_changed.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                         `json:"created_at"`
+	Data      DatabaseStatusChangedEventData `json:"data"`
+}
+
+// Optimization is a dbmon API object.
+type Optimization struct {
+	ID         string  `json:"id"`
+	DatabaseID string  `json:"database_id"`
+	QueryID    *string `json:"query_id"`
+	// The requested optimization whose analysis produced this one; null for requested ones
+	ParentID *string `json:"parent_id"`
+	// null until the analysis found something One of: create_index, drop_index, setting, rewrite.
+	Kind *string `json:"kind"`
+	// One of: pending, analyzing, ready, no_suggestion, applying, applied, failed, dismissed.
+	Status  string  `json:"status"`
+	Summary *string `json:"summary"`
+	// The exact SQL that applying runs
+	Statement *string `json:"statement"`
+	// The planner's (or the estimate's) cost reduction, percent
+	EstimatedImprovementPct *float64 `json:"estimated_improvement_pct"`
+	// PostgreSQL: planner cost units; MySQL/MariaDB: rows examined (estimate)
+	CostBefore *float64 `json:"cost_before"`
+	CostAfter  *float64 `json:"cost_after"`
+	// From a fresh plan once applied
+	CostAfterApply *float64 `json:"cost_after_apply"`
+	// Mean time per call in the 24 h before applying, from the slow-query deltas
+	MeasuredMeanTimeMsBefore *float64 `json:"measured_mean_time_ms_before"`
+	// Mean time per call over the collection intervals after applying (up to 24 h)
+	MeasuredMeanTimeMsAfter *float64 `json:"measured_mean_time_ms_after"`
+	// high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics One of: high, medium, low.
+	Confidence *string `json:"confidence"`
+	// Plan excerpts, candidates tried, method
+	Evidence  map[string]json.RawMessage `json:"evidence"`
+	AutoApply bool                       `json:"auto_apply"`
+	CreatedAt string                     `json:"created_at"`
+	UpdatedAt string                     `json:"updated_at"`
+	AppliedAt *string                    `json:"applied_at"`
+	Error     *string                    `json:"error"`
+}
+
+// OptimizationReadyEventData is a dbmon API object.
+type OptimizationReadyEventData struct {
+	Object Optimization `json:"object"`
+}
+
+// An analysis found an optimization that can be applied
+type OptimizationReadyEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: optimization.ready.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                     `json:"created_at"`
+	Data      OptimizationReadyEventData `json:"data"`
+}
+
+// OptimizationAppliedEventData is a dbmon API object.
+type OptimizationAppliedEventData struct {
+	Object Optimization `json:"object"`
+}
+
+// An optimization was applied
+type OptimizationAppliedEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: optimization.applied.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                       `json:"created_at"`
+	Data      OptimizationAppliedEventData `json:"data"`
+}
+
+// OptimizationFailedEventData is a dbmon API object.
+type OptimizationFailedEventData struct {
+	Object Optimization `json:"object"`
+}
+
+// The analysis or the application of an optimization failed
+type OptimizationFailedEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: optimization.failed.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string                      `json:"created_at"`
+	Data      OptimizationFailedEventData `json:"data"`
+}
+
+// Webhook is a dbmon API object.
+type Webhook struct {
+	ID          string   `json:"id"`
+	URL         string   `json:"url"`
+	Description string   `json:"description"`
+	EventTypes  []string `json:"event_types"`
+	Enabled     bool     `json:"enabled"`
+	// `gone` when the server disabled the endpoint because it answered 410 Gone One of: gone.
+	DisabledReason *string `json:"disabled_reason"`
+	CreatedAt      string  `json:"created_at"`
+	UpdatedAt      string  `json:"updated_at"`
+}
+
+// WebhookTestEventData is a dbmon API object.
+type WebhookTestEventData struct {
+	Object Webhook `json:"object"`
+}
+
+// Sent by POST /v1/webhooks/{id}/test to that endpoint alone
+type WebhookTestEvent struct {
+	// evt_...: also the webhook-id header, the same on every retry
+	ID string `json:"id"`
+	// One of: webhook.test.
+	Type string `json:"type"`
+	// When the change happened
+	CreatedAt string               `json:"created_at"`
+	Data      WebhookTestEventData `json:"data"`
+}
+
 // HealthStatus is a dbmon API object.
 type HealthStatus struct {
 	Status string `json:"status"`
@@ -687,51 +924,6 @@ type AuditEntry struct {
 	CreatedAt string                     `json:"created_at"`
 }
 
-// DatabaseConnection is a dbmon API object.
-type DatabaseConnection struct {
-	Host     string `json:"host"`
-	Port     int64  `json:"port"`
-	Database string `json:"database"`
-	Username string `json:"username"`
-	SSL      bool   `json:"ssl"`
-	// Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT)
-	PasswordSet bool `json:"password_set"`
-}
-
-// DatabaseMonitoring is a dbmon API object.
-type DatabaseMonitoring struct {
-	Enabled         bool  `json:"enabled"`
-	IntervalSeconds int64 `json:"interval_seconds"`
-}
-
-// Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it.
-type DatabaseLastError struct {
-	// Why, as a stable code: timeout, connection_refused, host_not_found, host_unreachable, connection_reset, tls_error, authentication_failed, database_not_found, too_many_connections, server_starting, collection_failed (and possibly new ones from newer agents)
-	Code string `json:"code"`
-	// The driver's message, for people; the stored password and anything password-like are masked, and a connection string never appears
-	Message string `json:"message"`
-	// When the collections began failing with this code and message
-	At string `json:"at"`
-}
-
-// Database is a dbmon API object.
-type Database struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// One of: postgresql, mysql, mariadb.
-	Type    string  `json:"type"`
-	Version *string `json:"version"`
-	// One of: pending, healthy, warning, critical, unreachable, paused.
-	Status     string             `json:"status"`
-	AgentID    *string            `json:"agent_id"`
-	CreatedAt  string             `json:"created_at"`
-	UpdatedAt  string             `json:"updated_at"`
-	Connection DatabaseConnection `json:"connection"`
-	Monitoring DatabaseMonitoring `json:"monitoring"`
-	// Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it.
-	LastError *DatabaseLastError `json:"last_error"`
-}
-
 // DatabaseListPagination is a dbmon API object.
 type DatabaseListPagination struct {
 	Total   int64 `json:"total"`
@@ -1100,30 +1292,6 @@ type AlertRuleUpdate struct {
 	Enabled  *bool   `json:"enabled,omitempty"`
 }
 
-// Alert is a dbmon API object.
-type Alert struct {
-	ID         string `json:"id"`
-	RuleID     string `json:"rule_id"`
-	DatabaseID string `json:"database_id"`
-	// One of: info, warning, critical.
-	Severity string `json:"severity"`
-	// One of: active, resolved.
-	Status string `json:"status"`
-	Metric string `json:"metric"`
-	// For `status`: == or != only One of: >, >=, <, <=, ==, !=.
-	Operator string `json:"operator"`
-	// The value that fired the alert (a status value for `status` rules)
-	Value     json.RawMessage `json:"value"`
-	Threshold json.RawMessage `json:"threshold"`
-	// What fired, for people. On the metric `reachable` it also says why: since when no sample arrived, and the database's `last_error` (code and redacted message) as it stood when the alert fired
-	Message     string  `json:"message"`
-	TriggeredAt string  `json:"triggered_at"`
-	ResolvedAt  *string `json:"resolved_at"`
-	// `auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with.
-	ResolvedBy     *string `json:"resolved_by"`
-	ResolutionNote *string `json:"resolution_note"`
-}
-
 // AlertListPagination is a dbmon API object.
 type AlertListPagination struct {
 	Total   int64 `json:"total"`
@@ -1141,19 +1309,6 @@ type AlertList struct {
 type AlertResolve struct {
 	// Kept on the alert as resolution_note
 	Note *string `json:"note,omitempty"`
-}
-
-// Webhook is a dbmon API object.
-type Webhook struct {
-	ID          string   `json:"id"`
-	URL         string   `json:"url"`
-	Description string   `json:"description"`
-	EventTypes  []string `json:"event_types"`
-	Enabled     bool     `json:"enabled"`
-	// `gone` when the server disabled the endpoint because it answered 410 Gone One of: gone.
-	DisabledReason *string `json:"disabled_reason"`
-	CreatedAt      string  `json:"created_at"`
-	UpdatedAt      string  `json:"updated_at"`
 }
 
 // WebhookListPagination is a dbmon API object.
@@ -1278,42 +1433,6 @@ type SlowQueryList struct {
 	Sort string `json:"sort"`
 	// Numbers are deltas over the range, not lifetime counters
 	Data []SlowQuery `json:"data"`
-}
-
-// Optimization is a dbmon API object.
-type Optimization struct {
-	ID         string  `json:"id"`
-	DatabaseID string  `json:"database_id"`
-	QueryID    *string `json:"query_id"`
-	// The requested optimization whose analysis produced this one; null for requested ones
-	ParentID *string `json:"parent_id"`
-	// null until the analysis found something One of: create_index, drop_index, setting, rewrite.
-	Kind *string `json:"kind"`
-	// One of: pending, analyzing, ready, no_suggestion, applying, applied, failed, dismissed.
-	Status  string  `json:"status"`
-	Summary *string `json:"summary"`
-	// The exact SQL that applying runs
-	Statement *string `json:"statement"`
-	// The planner's (or the estimate's) cost reduction, percent
-	EstimatedImprovementPct *float64 `json:"estimated_improvement_pct"`
-	// PostgreSQL: planner cost units; MySQL/MariaDB: rows examined (estimate)
-	CostBefore *float64 `json:"cost_before"`
-	CostAfter  *float64 `json:"cost_after"`
-	// From a fresh plan once applied
-	CostAfterApply *float64 `json:"cost_after_apply"`
-	// Mean time per call in the 24 h before applying, from the slow-query deltas
-	MeasuredMeanTimeMsBefore *float64 `json:"measured_mean_time_ms_before"`
-	// Mean time per call over the collection intervals after applying (up to 24 h)
-	MeasuredMeanTimeMsAfter *float64 `json:"measured_mean_time_ms_after"`
-	// high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics One of: high, medium, low.
-	Confidence *string `json:"confidence"`
-	// Plan excerpts, candidates tried, method
-	Evidence  map[string]json.RawMessage `json:"evidence"`
-	AutoApply bool                       `json:"auto_apply"`
-	CreatedAt string                     `json:"created_at"`
-	UpdatedAt string                     `json:"updated_at"`
-	AppliedAt *string                    `json:"applied_at"`
-	Error     *string                    `json:"error"`
 }
 
 // OptimizationRequest is a dbmon API object.

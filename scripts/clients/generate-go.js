@@ -1,6 +1,7 @@
 // The Go client's generated files (clients/go/zz_generated_*.go) from the served OpenAPI document:
 // one struct per component schema (and per inline object schema, named after where it sits), and
-// one Client method per /v1 operation, with a paging iterator for every list operation. The output
+// one Client method per /v1 operation, with a paging iterator for every list operation, and the
+// WebhookEvent methods of each webhook's payload struct with the table DecodeWebhookEvent uses. The output
 // is passed through gofmt, so the Go toolchain must be installed (scripts/setup-services.sh).
 import { spawnSync } from 'node:child_process';
 import { apiPrefix, isListOperation, v1Operations } from './v1-operations.js';
@@ -18,10 +19,26 @@ export async function generateGo(document) {
     .join('\n');
   const imports = ['context', ...(code.includes('json.') ? ['encoding/json'] : []), 'net/url', 'strconv'];
   const operationsFile = `${header}\nimport (\n${imports.map((path) => `"${path}"`).join('\n')}\n)\n\n${code}`;
+  const webhooksFile = `${header}\n${webhookEvents(models, document.webhooks ?? {})}`;
   return {
     'clients/go/zz_generated_models.go': gofmt(`${header}\nimport "encoding/json"\n\n${models.declarations.join('\n')}`),
     'clients/go/zz_generated_operations.go': gofmt(operationsFile),
+    'clients/go/zz_generated_webhooks.go': gofmt(webhooksFile),
   };
+}
+
+/** Each webhook's payload struct made a WebhookEvent (webhooks.go), and the struct of each event type. */
+function webhookEvents(models, webhooks) {
+  const events = Object.entries(webhooks).map(([type, item]) => ({ type, struct: models.type(item.post.requestBody.content['application/json'].schema, `${goName(type)}Event`) }));
+  const methods = events.map(
+    ({ struct }) => `// EventType is the event's type.\nfunc (e *${struct}) EventType() string { return e.Type }\n\n// EventID is the event's id, also the delivery's webhook-id header.\nfunc (e *${struct}) EventID() string { return e.ID }\n`,
+  );
+  const cases = events.map(({ type, struct }) => `\tcase "${type}":\n\t\treturn &${struct}{}`);
+  return [
+    `// WebhookEventTypes are the event types this client has a struct for.\nvar WebhookEventTypes = []string{${events.map(({ type }) => `"${type}"`).join(', ')}}\n`,
+    ...methods,
+    `// newWebhookEvent is the empty struct of an event type, nil for a type this client does not know.\nfunc newWebhookEvent(eventType string) WebhookEvent {\n\tswitch eventType {\n${cases.join('\n')}\n\t}\n\treturn nil\n}\n`,
+  ].join('\n');
 }
 
 class GoModels {

@@ -16,7 +16,8 @@ export async function generateNode(document) {
 
 /**
  * The document as the client sees it: its /v1 paths, each operation with only its successful
- * answers (the client turns every error answer into one error class, whatever the operation).
+ * answers (the client turns every error answer into one error class, whatever the operation), and
+ * its webhooks (the events a receiver verifies).
  */
 function clientView(document, operations) {
   const paths = {};
@@ -24,7 +25,7 @@ function clientView(document, operations) {
     const responses = Object.fromEntries(Object.entries(operation.responses).filter(([status]) => status.startsWith('2')).map(([status, response]) => [status, withoutHeaders(response)]));
     (paths[`${apiPrefix}${path}`] ??= {})[method.toLowerCase()] = { ...operation, responses };
   }
-  return { openapi: document.openapi, info: document.info, components: document.components, paths };
+  return { openapi: document.openapi, info: document.info, components: document.components, paths, webhooks: document.webhooks };
 }
 
 function withoutHeaders(response) {

@@ -2,6 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { scopeDescriptions } from '../auth/oauth/oauth-scopes.js';
 import { credentialKinds } from '../auth/principal.js';
 import type { RouteDefinition } from '../http/route.js';
+import type { EventPayloadSchema } from '../webhooks/event-payloads.js';
+import { signedHeadersSchema } from '../webhooks/webhook-signature.js';
 
 const rateLimitHeaders = {
   'X-RateLimit-Limit': {
@@ -13,8 +15,11 @@ const rateLimitHeaders = {
   'X-Request-Id': { description: 'Identifies the request in the server log', schema: { type: 'string' as const } },
 };
 
-/** Builds the OpenAPI 3.1 document from the very route definitions that validate requests. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], version: string) {
+/**
+ * Builds the OpenAPI 3.1 document from the very route definitions that validate requests, and its
+ * `webhooks` (one per event type, named by it) from the schemas the events are published with.
+ */
+export function buildOpenApiDocument(routes: readonly RouteDefinition[], events: readonly EventPayloadSchema[], version: string) {
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -74,6 +79,22 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], version
           },
         ]),
       ),
+    });
+  }
+  for (const event of events) {
+    registry.registerWebhook({
+      method: 'post',
+      path: event.type,
+      operationId: `${event.type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase())}Event`,
+      summary: event.summary,
+      tags: ['Webhooks'],
+      request: {
+        headers: signedHeadersSchema,
+        body: { required: true, content: { 'application/json': { schema: event.payload } } },
+      },
+      responses: {
+        200: { description: 'Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook)' },
+      },
     });
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -1,6 +1,7 @@
+import type { EventType } from '../webhooks/webhooks-schema.js';
 import type { OptimizationRow } from './optimizations-repository.js';
 
-export type OptimizationEventType = 'optimization.ready' | 'optimization.applied' | 'optimization.failed';
+export type OptimizationEventType = Extract<EventType, `optimization.${string}`>;
 
 /**
  * Where optimization state changes go as events (the webhook outbox). Called inside the

@@ -1,4 +1,5 @@
 import { newId } from '../crypto/new-id.js';
+import type { DeliveredEventType, EventData } from './event-payloads.js';
 import type { WebhookOutboxRepository } from './webhook-outbox-repository.js';
 import type { WebhookRow, WebhooksRepository } from './webhooks-repository.js';
 import { testEventType, type EventType } from './webhooks-schema.js';
@@ -15,7 +16,7 @@ export class EventOutbox {
   ) {}
 
   /** Payload `{id, type, created_at, data}`; `data.object` is the resource, Stripe-style. Returns the event id. */
-  publish(orgId: string, type: EventType, data: Record<string, unknown>, now: Date): string {
+  publish<T extends EventType>(orgId: string, type: T, data: EventData<T>, now: Date): string {
     const id = this.#record(orgId, type, data, now);
     for (const webhook of this.webhooks.enabledOf(orgId)) {
       if (subscribes(webhook, type)) this.outbox.insertDelivery(webhook.id, id, now.getTime());
@@ -24,13 +25,13 @@ export class EventOutbox {
   }
 
   /** The test event, queued for one endpoint only. */
-  publishTest(webhook: WebhookRow, data: Record<string, unknown>, now: Date): string {
+  publishTest(webhook: WebhookRow, data: EventData<typeof testEventType>, now: Date): string {
     const id = this.#record(webhook.org_id, testEventType, data, now);
     this.outbox.insertDelivery(webhook.id, id, now.getTime());
     return id;
   }
 
-  #record(orgId: string, type: string, data: Record<string, unknown>, now: Date): string {
+  #record<T extends DeliveredEventType>(orgId: string, type: T, data: EventData<T>, now: Date): string {
     if (!this.outbox.inTransaction()) throw new Error('events must be published inside the transaction of the change they report');
     const id = newId('evt');
     const payload = JSON.stringify({ id, type, created_at: now.toISOString(), data });

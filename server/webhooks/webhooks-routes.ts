@@ -24,7 +24,8 @@ const write = { scope: 'webhooks', access: 'write' } as const;
 
 const deliveryDescription =
   `Event types: ${eventTypes.join(', ')} (and ${testEventType} from the test endpoint). Body: {id: evt_..., type, created_at, data}, ` +
-  'where data.object is the resource (an Alert, a Database, an Optimization) and, for database.status_changed, data.previous_attributes.status the status before. ' +
+  'where data.object is the resource (an Alert, a Database, an Optimization) and, for database.status_changed, data.previous_attributes.status the status before ' +
+  "(each event type's body and headers: the document's webhooks). " +
   'Events are written to a durable outbox in the transaction of the change they report and survive restarts. ' +
   'Each attempt is a POST signed the Standard Webhooks way: webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds of the attempt), ' +
   'webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body" keyed with the base64-decoded secret after whsec_>. ' +

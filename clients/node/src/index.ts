@@ -12,8 +12,8 @@ export {
   WebhookVerificationError,
   type ErrorDetails,
 } from './errors.js';
-export type { components, operations as OperationTypes, paths } from './generated/openapi.js';
+export type { components, operations as OperationTypes, paths, webhooks } from './generated/openapi.js';
 export type { OperationArguments, OperationId, OperationItem, OperationParameters, OperationResult, PaginatedOperationId } from './operation-types.js';
 export type { RateLimit } from './transport.js';
 export { version } from './version.js';
-export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookEventType } from './webhooks.js';
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookEventOf, type WebhookEventType } from './webhooks.js';

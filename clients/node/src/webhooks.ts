@@ -1,18 +1,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
-import type { components } from './generated/openapi.js';
+import type { webhooks } from './generated/openapi.js';
 
-/** The event types an endpoint subscribes to, and `webhook.test` (sent by POST /v1/webhooks/{id}/test). */
-export type WebhookEventType = Exclude<NonNullable<components['schemas']['WebhookCreate']['event_types']>[number], '*'> | 'webhook.test';
+/**
+ * A delivery's payload, one member per event type of the document's `webhooks` (`webhook.test`,
+ * sent by POST /v1/webhooks/{id}/test, included): narrow it on `type`; `data.object` is the
+ * resource the event is about.
+ */
+export type WebhookEvent = { [Type in keyof webhooks]: webhooks[Type]['post']['requestBody']['content']['application/json'] }[keyof webhooks];
 
-/** A delivery's payload; `data.object` is the resource the event is about. */
-export interface WebhookEvent {
-  /** `evt_...`, the same on every retry of the delivery. */
-  id: string;
-  type: WebhookEventType;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+export type WebhookEventType = WebhookEvent['type'];
+
+/** The payload of one event type, e.g. `WebhookEventOf<'alert.triggered'>`. */
+export type WebhookEventOf<Type extends WebhookEventType> = Extract<WebhookEvent, { type: Type }>;
 
 export interface VerifyWebhookOptions {
   /** How far (seconds) the delivery's timestamp may be from now, either way (default 300). */

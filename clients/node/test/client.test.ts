@@ -94,6 +94,10 @@ t.test('a real webhook delivery verifies, a tampered one does not', async (t) =>
   const event = verifyWebhook(delivery.body, delivery.headers, webhook.secret);
   t.equal(event.type, 'webhook.test');
   t.match(event.id, /^evt_/);
+  if (event.type !== 'webhook.test') throw new Error(`a ${event.type} event`);
+  // Narrowed on its type, the event's object is a typed Webhook (this line does not type-check otherwise).
+  const endpoint: { id: string; url: string; enabled: boolean } = event.data.object;
+  t.match(endpoint, { id: webhook.id, url: webhook.url, enabled: true });
   t.throws(() => verifyWebhook(delivery.body.replace('webhook.test', 'alert.resolved'), delivery.headers, webhook.secret), WebhookVerificationError);
   t.throws(() => verifyWebhook(delivery.body, delivery.headers, `whsec_${Buffer.alloc(24, 1).toString('base64')}`), WebhookVerificationError);
 });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { APIError, AuthenticationError, ConflictError, PermissionDeniedError, RateLimitError, verifyWebhook, version, WebhookVerificationError } from '../src/index.js';
+import { APIError, AuthenticationError, ConflictError, PermissionDeniedError, RateLimitError, verifyWebhook, version, WebhookVerificationError, type WebhookEventOf } from '../src/index.js';
 import { errorFromAnswer } from '../src/errors.js';
 import { nextLink } from '../src/pagination.js';
 import { retryDelayMs } from '../src/retry-policy.js';
@@ -91,4 +91,20 @@ t.test('webhook signature edge cases', async (t) => {
     ['a signed payload that is not JSON', () => verifyWebhook('not json', headers(now, sign(now, 'not json')), secret, { nowMs })],
   ];
   for (const [name, attempt] of refusals) t.throws(attempt, WebhookVerificationError, name);
+});
+
+t.test('the verified event is typed by its type', async (t) => {
+  const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+  const body = JSON.stringify({ id: 'evt_2', type: 'database.status_changed', created_at: '2026-11-24T00:00:00.000Z', data: { object: { id: 'db_1', status: 'warning' }, previous_attributes: { status: 'healthy' } } });
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = `v1,${createHmac('sha256', Buffer.alloc(24, 7)).update(`evt_2.${timestamp}.${body}`).digest('base64')}`;
+  const event = verifyWebhook(body, { 'webhook-id': 'evt_2', 'webhook-timestamp': timestamp, 'webhook-signature': signature }, secret);
+  if (event.type !== 'database.status_changed') throw new Error(`a ${event.type} event`);
+  const before: 'pending' | 'healthy' | 'warning' | 'critical' | 'unreachable' | 'paused' = event.data.previous_attributes.status;
+  t.equal(before, 'healthy');
+  t.equal(event.data.object.status, 'warning');
+  const alertEvent = (triggered: WebhookEventOf<'alert.triggered'>) =>
+    // @ts-expect-error only database.status_changed carries previous_attributes
+    triggered.data.previous_attributes;
+  t.type(alertEvent, 'function');
 });

@@ -1,4 +1,5 @@
 """The dbmon API client: ``Client``, its errors, and webhook verification."""
+from ._generated import WEBHOOK_EVENTS
 from ._version import __version__
 from .client import DEFAULT_BASE_URL, Client, RateLimit, Response
 from .errors import (
@@ -28,6 +29,7 @@ __all__ = [
     "RateLimit",
     "RateLimitError",
     "Response",
+    "WEBHOOK_EVENTS",
     "WebhookEvent",
     "WebhookVerificationError",
     "__version__",

@@ -4,6 +4,80 @@
 from typing import Any, Dict, FrozenSet, List, Literal, Mapping, Optional, TypedDict, Union
 
 
+Alert = TypedDict("Alert", {"id": str, "rule_id": str, "database_id": str, "severity": Literal["info", "warning", "critical"], "status": Literal["active", "resolved"], "metric": str, "operator": Literal[">", ">=", "<", "<=", "==", "!="], "value": Optional[Union[float, Literal["healthy", "warning", "critical", "unreachable", "paused", "pending"]]], "threshold": Union[float, Literal["healthy", "warning", "critical", "unreachable", "paused", "pending"]], "message": str, "triggered_at": str, "resolved_at": Optional[str], "resolved_by": Optional[str], "resolution_note": Optional[str]})
+
+
+AlertTriggeredEventData = TypedDict("AlertTriggeredEventData", {"object": Alert})
+
+
+AlertTriggeredEvent = TypedDict("AlertTriggeredEvent", {"id": str, "type": Literal["alert.triggered"], "created_at": str, "data": AlertTriggeredEventData})
+AlertTriggeredEvent.__doc__ = "An alert fired"
+
+
+AlertResolvedEventData = TypedDict("AlertResolvedEventData", {"object": Alert})
+
+
+AlertResolvedEvent = TypedDict("AlertResolvedEvent", {"id": str, "type": Literal["alert.resolved"], "created_at": str, "data": AlertResolvedEventData})
+AlertResolvedEvent.__doc__ = "An alert was resolved, by its condition clearing or by hand"
+
+
+DatabaseConnection = TypedDict("DatabaseConnection", {"host": str, "port": int, "database": str, "username": str, "ssl": bool, "password_set": bool})
+
+
+DatabaseMonitoring = TypedDict("DatabaseMonitoring", {"enabled": bool, "interval_seconds": int})
+
+
+DatabaseLastError = TypedDict("DatabaseLastError", {"code": str, "message": str, "at": str})
+DatabaseLastError.__doc__ = "Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it."
+
+
+Database = TypedDict("Database", {"id": str, "name": str, "type": Literal["postgresql", "mysql", "mariadb"], "version": Optional[str], "status": Literal["pending", "healthy", "warning", "critical", "unreachable", "paused"], "agent_id": Optional[str], "created_at": str, "updated_at": str, "connection": DatabaseConnection, "monitoring": DatabaseMonitoring, "last_error": Optional[DatabaseLastError]})
+
+
+DatabaseStatusChangedEventDataPreviousAttributes = TypedDict("DatabaseStatusChangedEventDataPreviousAttributes", {"status": Literal["pending", "healthy", "warning", "critical", "unreachable", "paused"]})
+
+
+DatabaseStatusChangedEventData = TypedDict("DatabaseStatusChangedEventData", {"object": Database, "previous_attributes": DatabaseStatusChangedEventDataPreviousAttributes})
+
+
+DatabaseStatusChangedEvent = TypedDict("DatabaseStatusChangedEvent", {"id": str, "type": Literal["database.status_changed"], "created_at": str, "data": DatabaseStatusChangedEventData})
+DatabaseStatusChangedEvent.__doc__ = "A database's status changed"
+
+
+Optimization = TypedDict("Optimization", {"id": str, "database_id": str, "query_id": Optional[str], "parent_id": Optional[str], "kind": Literal["create_index", "drop_index", "setting", "rewrite", None], "status": Literal["pending", "analyzing", "ready", "no_suggestion", "applying", "applied", "failed", "dismissed"], "summary": Optional[str], "statement": Optional[str], "estimated_improvement_pct": Optional[float], "cost_before": Optional[float], "cost_after": Optional[float], "cost_after_apply": Optional[float], "measured_mean_time_ms_before": Optional[float], "measured_mean_time_ms_after": Optional[float], "confidence": Literal["high", "medium", "low", None], "evidence": Optional[Dict[str, Any]], "auto_apply": bool, "created_at": str, "updated_at": str, "applied_at": Optional[str], "error": Optional[str]})
+
+
+OptimizationReadyEventData = TypedDict("OptimizationReadyEventData", {"object": Optimization})
+
+
+OptimizationReadyEvent = TypedDict("OptimizationReadyEvent", {"id": str, "type": Literal["optimization.ready"], "created_at": str, "data": OptimizationReadyEventData})
+OptimizationReadyEvent.__doc__ = "An analysis found an optimization that can be applied"
+
+
+OptimizationAppliedEventData = TypedDict("OptimizationAppliedEventData", {"object": Optimization})
+
+
+OptimizationAppliedEvent = TypedDict("OptimizationAppliedEvent", {"id": str, "type": Literal["optimization.applied"], "created_at": str, "data": OptimizationAppliedEventData})
+OptimizationAppliedEvent.__doc__ = "An optimization was applied"
+
+
+OptimizationFailedEventData = TypedDict("OptimizationFailedEventData", {"object": Optimization})
+
+
+OptimizationFailedEvent = TypedDict("OptimizationFailedEvent", {"id": str, "type": Literal["optimization.failed"], "created_at": str, "data": OptimizationFailedEventData})
+OptimizationFailedEvent.__doc__ = "The analysis or the application of an optimization failed"
+
+
+Webhook = TypedDict("Webhook", {"id": str, "url": str, "description": str, "event_types": List[str], "enabled": bool, "disabled_reason": Literal["gone", None], "created_at": str, "updated_at": str})
+
+
+WebhookTestEventData = TypedDict("WebhookTestEventData", {"object": Webhook})
+
+
+WebhookTestEvent = TypedDict("WebhookTestEvent", {"id": str, "type": Literal["webhook.test"], "created_at": str, "data": WebhookTestEventData})
+WebhookTestEvent.__doc__ = "Sent by POST /v1/webhooks/{id}/test to that endpoint alone"
+
+
 HealthStatus = TypedDict("HealthStatus", {"status": str})
 
 
@@ -257,19 +331,6 @@ AuditEntryTarget.__doc__ = "What the action was done to: a user, session, API ke
 AuditEntry = TypedDict("AuditEntry", {"id": str, "action": Literal["sign_in.succeeded", "sign_in.failed", "session.signed_out", "session.revoked", "session.revoked_others", "api_key.created", "api_key.revoked", "user.invitation_accepted", "user.password_reset", "user.updated", "user.disabled", "user.role_changed", "user.deleted", "organization.updated", "organization.settings_updated", "ip_allowlist.refused", "two_factor.enabled", "two_factor.disabled", "two_factor.reset", "two_factor.recovery_codes_created", "oauth_application.created", "oauth_application.deleted", "oauth_authorization.granted", "oauth_authorization.revoked", "saml.updated", "saml.tested", "saml.response_refused", "saml.password_fallback", "identity_provider.updated", "identity_provider.deleted", "identity.linked", "identity.unlinked"], "actor": Optional[AuditEntryActor], "credential": Optional[AuditEntryCredential], "target": Optional[AuditEntryTarget], "ip": Optional[str], "user_agent": Optional[str], "details": Dict[str, Any], "created_at": str})
 
 
-DatabaseConnection = TypedDict("DatabaseConnection", {"host": str, "port": int, "database": str, "username": str, "ssl": bool, "password_set": bool})
-
-
-DatabaseMonitoring = TypedDict("DatabaseMonitoring", {"enabled": bool, "interval_seconds": int})
-
-
-DatabaseLastError = TypedDict("DatabaseLastError", {"code": str, "message": str, "at": str})
-DatabaseLastError.__doc__ = "Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it."
-
-
-Database = TypedDict("Database", {"id": str, "name": str, "type": Literal["postgresql", "mysql", "mariadb"], "version": Optional[str], "status": Literal["pending", "healthy", "warning", "critical", "unreachable", "paused"], "agent_id": Optional[str], "created_at": str, "updated_at": str, "connection": DatabaseConnection, "monitoring": DatabaseMonitoring, "last_error": Optional[DatabaseLastError]})
-
-
 DatabaseListPagination = TypedDict("DatabaseListPagination", {"total": int, "page": int, "per_page": int})
 
 
@@ -418,9 +479,6 @@ class AlertRuleCreate(_AlertRuleCreateRequired, _AlertRuleCreateOptional):
 AlertRuleUpdate = TypedDict("AlertRuleUpdate", {"name": str, "database_id": Optional[str], "metric": Literal["cpu_usage", "memory_usage", "disk_usage", "connections.active", "connections.idle", "connections.total", "connections.max", "throughput.queries_per_second", "throughput.transactions_per_second", "latency.avg_query_time_ms", "latency.p95_query_time_ms", "latency.p99_query_time_ms", "database_size_bytes", "rates.pg_stat_database_xact_commit", "rates.pg_stat_database_xact_rollback", "rates.pg_stat_database_blks_read", "rates.pg_stat_database_blks_hit", "rates.pg_stat_database_tup_returned", "rates.pg_stat_database_tup_fetched", "rates.pg_stat_database_tup_inserted", "rates.pg_stat_database_tup_updated", "rates.pg_stat_database_tup_deleted", "rates.pg_stat_database_temp_bytes", "rates.pg_stat_database_deadlocks", "rates.mysql_global_status_queries", "rates.mysql_global_status_questions", "rates.mysql_global_status_slow_queries", "rates.mysql_global_status_bytes_received", "rates.mysql_global_status_bytes_sent", "rates.mysql_global_status_created_tmp_tables", "rates.mysql_global_status_created_tmp_disk_tables", "rates.mysql_global_status_innodb_rows_read", "rates.mysql_global_status_innodb_rows_inserted", "rates.mysql_global_status_innodb_rows_updated", "rates.mysql_global_status_innodb_rows_deleted", "connections.used_pct", "reachable", "status"], "operator": Literal[">", ">=", "<", "<=", "==", "!="], "threshold": Union[float, Literal["healthy", "warning", "critical", "unreachable", "paused", "pending"]], "duration_seconds": int, "severity": Literal["info", "warning", "critical"], "enabled": bool}, total=False)
 
 
-Alert = TypedDict("Alert", {"id": str, "rule_id": str, "database_id": str, "severity": Literal["info", "warning", "critical"], "status": Literal["active", "resolved"], "metric": str, "operator": Literal[">", ">=", "<", "<=", "==", "!="], "value": Optional[Union[float, Literal["healthy", "warning", "critical", "unreachable", "paused", "pending"]]], "threshold": Union[float, Literal["healthy", "warning", "critical", "unreachable", "paused", "pending"]], "message": str, "triggered_at": str, "resolved_at": Optional[str], "resolved_by": Optional[str], "resolution_note": Optional[str]})
-
-
 AlertListPagination = TypedDict("AlertListPagination", {"total": int, "page": int, "per_page": int})
 
 
@@ -428,9 +486,6 @@ AlertList = TypedDict("AlertList", {"data": List[Alert], "pagination": AlertList
 
 
 AlertResolve = TypedDict("AlertResolve", {"note": str}, total=False)
-
-
-Webhook = TypedDict("Webhook", {"id": str, "url": str, "description": str, "event_types": List[str], "enabled": bool, "disabled_reason": Literal["gone", None], "created_at": str, "updated_at": str})
 
 
 WebhookListPagination = TypedDict("WebhookListPagination", {"total": int, "page": int, "per_page": int})
@@ -469,9 +524,6 @@ SlowQuery = TypedDict("SlowQuery", {"id": str, "database_id": str, "fingerprint"
 
 
 SlowQueryList = TypedDict("SlowQueryList", {"database_id": str, "range": str, "sort": Literal["total_time", "mean_time", "calls", "max_time"], "data": List[SlowQuery]})
-
-
-Optimization = TypedDict("Optimization", {"id": str, "database_id": str, "query_id": Optional[str], "parent_id": Optional[str], "kind": Literal["create_index", "drop_index", "setting", "rewrite", None], "status": Literal["pending", "analyzing", "ready", "no_suggestion", "applying", "applied", "failed", "dismissed"], "summary": Optional[str], "statement": Optional[str], "estimated_improvement_pct": Optional[float], "cost_before": Optional[float], "cost_after": Optional[float], "cost_after_apply": Optional[float], "measured_mean_time_ms_before": Optional[float], "measured_mean_time_ms_after": Optional[float], "confidence": Literal["high", "medium", "low", None], "evidence": Optional[Dict[str, Any]], "auto_apply": bool, "created_at": str, "updated_at": str, "applied_at": Optional[str], "error": Optional[str]})
 
 
 OptimizationRequest = TypedDict("OptimizationRequest", {"query_id": str, "auto_apply": bool}, total=False)
@@ -563,6 +615,21 @@ ListAgentsResponse = TypedDict("ListAgentsResponse", {"data": List[Agent], "pagi
 
 
 OpenApiDocumentResponse = TypedDict("OpenApiDocumentResponse", {"openapi": str})
+
+
+#: A webhook delivery's payload, one TypedDict per event type: narrow it on ``event["type"]``.
+WebhookEvent = Union[AlertTriggeredEvent, AlertResolvedEvent, DatabaseStatusChangedEvent, OptimizationReadyEvent, OptimizationAppliedEvent, OptimizationFailedEvent, WebhookTestEvent]
+
+#: The payload TypedDict of each event type.
+WEBHOOK_EVENTS: Mapping[str, Any] = {
+    "alert.triggered": AlertTriggeredEvent,
+    "alert.resolved": AlertResolvedEvent,
+    "database.status_changed": DatabaseStatusChangedEvent,
+    "optimization.ready": OptimizationReadyEvent,
+    "optimization.applied": OptimizationAppliedEvent,
+    "optimization.failed": OptimizationFailedEvent,
+    "webhook.test": WebhookTestEvent,
+}
 
 
 #: The list operations: `Client.paginate` iterates over their pages.

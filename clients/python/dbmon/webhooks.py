@@ -7,20 +7,12 @@ import hashlib
 import hmac
 import json
 import time
-from typing import Any, Dict, Mapping, Optional, TypedDict, Union
+from typing import Mapping, Optional, Union
 
+from ._generated import WebhookEvent
 from .errors import DbmonError
 
 _SECRET_PREFIX = "whsec_"
-
-
-class WebhookEvent(TypedDict):
-    """A delivered event: ``data["object"]`` is the resource the event is about."""
-
-    id: str
-    type: str
-    created_at: str
-    data: Dict[str, Any]
 
 
 class WebhookVerificationError(DbmonError):
@@ -38,7 +30,9 @@ def verify_webhook(
     """The event of a delivery whose signature matches ``secret`` (``whsec_...``) and whose timestamp
     is within ``tolerance`` seconds of ``now`` (default: this machine's clock), either way.
 
-    ``payload`` is the request body exactly as received; parse it only through this function.
+    ``payload`` is the request body exactly as received; parse it only through this function. The
+    event is typed by its ``type`` (``WebhookEvent``: one TypedDict per event type, listed in
+    ``WEBHOOK_EVENTS``); ``data["object"]`` is the resource the event is about.
     """
     body = payload.encode() if isinstance(payload, str) else payload
     lowered = {name.lower(): value for name, value in headers.items()}

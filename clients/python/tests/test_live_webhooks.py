@@ -3,11 +3,21 @@ from __future__ import annotations
 
 import unittest
 from datetime import datetime
+from typing import Any, List, get_type_hints
 
-from dbmon import WebhookVerificationError, verify_webhook
+from dbmon import WEBHOOK_EVENTS, WebhookVerificationError, verify_webhook
 
 from .fixture import fixture_client
 from .recorder import start_recorder
+
+
+def missing_keys(value: Any, model: Any, where: str = "") -> List[str]:
+    """The keys a TypedDict (and the TypedDicts it nests) requires that ``value`` lacks, as dotted paths."""
+    missing = [where + key for key in sorted(model.__required_keys__) if key not in value]
+    for key, hint in get_type_hints(model).items():
+        if hasattr(hint, "__required_keys__") and isinstance(value.get(key), dict):
+            missing += missing_keys(value[key], hint, f"{where}{key}.")
+    return missing
 
 
 class WebhookDeliveryTest(unittest.TestCase):
@@ -25,6 +35,9 @@ class WebhookDeliveryTest(unittest.TestCase):
             event = verify_webhook(received.body, received.headers, webhook["secret"], now=server_now)
             self.assertEqual(event["id"], delivery["event_id"])
             self.assertEqual(event["type"], "webhook.test")
+            self.assertEqual(missing_keys(event, WEBHOOK_EVENTS[event["type"]]), [], "the delivery has every key its TypedDict requires")
+            if event["type"] == "webhook.test":
+                self.assertEqual(event["data"]["object"]["id"], webhook["id"])
             self.assertEqual(received.headers["webhook-id"], delivery["event_id"])
 
             tampered = received.body.replace(b"webhook.test", b"alert.triggered")

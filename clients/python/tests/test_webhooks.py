@@ -6,9 +6,9 @@ import hashlib
 import hmac
 import json
 import unittest
-from typing import Dict
+from typing import Dict, Literal, get_args, get_origin, get_type_hints
 
-from dbmon import WebhookVerificationError, verify_webhook
+from dbmon import WEBHOOK_EVENTS, WebhookVerificationError, verify_webhook
 
 SECRET = "whsec_" + base64.b64encode(b"0123456789abcdefghijklmn").decode()
 NOW = 1_790_000_000
@@ -75,3 +75,18 @@ class VerifyWebhookTest(unittest.TestCase):
 
     def test_a_signed_payload_that_is_not_an_event_object_is_refused(self) -> None:
         self.assert_refused("[1]", signed_headers(payload="[1]"), "not an event object")
+
+
+class WebhookEventTypesTest(unittest.TestCase):
+    def test_every_event_type_has_its_typed_dict_whose_type_key_names_it(self) -> None:
+        self.assertEqual(
+            set(WEBHOOK_EVENTS),
+            {"alert.triggered", "alert.resolved", "database.status_changed", "optimization.ready", "optimization.applied", "optimization.failed", "webhook.test"},
+        )
+        for event_type, model in WEBHOOK_EVENTS.items():
+            type_hint = get_type_hints(model)["type"]
+            self.assertIs(get_origin(type_hint), Literal)
+            self.assertEqual(get_args(type_hint), (event_type,))
+        previous = get_type_hints(get_type_hints(get_type_hints(WEBHOOK_EVENTS["database.status_changed"])["data"])["previous_attributes"])["status"]
+        self.assertIn("healthy", get_args(previous))
+

@@ -7,6 +7,9 @@ import { loadServerConfig } from '../../../server/config.js';
 import { createServiceKey, createTenant, startTestServer } from '../../helpers/test-server.js';
 import { startWebhookReceiver } from '../../helpers/webhook-receiver.js';
 
+/** Event data reduced to an id: these tests are about routing deliveries, not their payloads (openapi-webhooks.test.ts is). */
+const stubData = (id: string) => ({ object: { id } }) as never;
+
 t.test('webhooks.allow_private_targets: off by default, DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS turns it on', async (t) => {
   t.equal(loadServerConfig({}, {}).webhooks.allow_private_targets, false);
   t.equal(loadServerConfig({}, { DBMON_WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allow_private_targets, true);
@@ -126,8 +129,8 @@ t.test('webhook endpoints over HTTP', async (t) => {
     t.same(all.body.event_types, ['*']);
     server.clock.now = new Date(server.clock.now.getTime() + 1000);
     server.services.transaction(() => {
-      server.services.events.publish(orgId, 'database.status_changed', { object: { id: 'db_x' } }, server.clock.now);
-      server.services.events.publish(orgId, 'alert.resolved', { object: { id: 'alert_x' } }, server.clock.now);
+      server.services.events.publish(orgId, 'database.status_changed', stubData('db_x'), server.clock.now);
+      server.services.events.publish(orgId, 'alert.resolved', stubData('alert_x'), server.clock.now);
     });
     const before = receiver.received.length;
     t.equal(await dispatcher.tick(), 3, 'the filtered endpoint gets one, the catch-all two');
@@ -135,7 +138,7 @@ t.test('webhook endpoints over HTTP', async (t) => {
     t.same(got, ['alert.resolved', 'alert.resolved', 'database.status_changed']);
     const mine = await server.request('GET', `/v1/webhooks/${id}/deliveries`, { key });
     t.same(mine.body.data.map((delivery: { event_type: string }) => delivery.event_type), ['alert.resolved', 'webhook.test'], 'newest first');
-    t.throws(() => server.services.events.publish(orgId, 'alert.resolved', {}, server.clock.now), /inside the transaction/);
+    t.throws(() => server.services.events.publish(orgId, 'alert.resolved', stubData('alert_x'), server.clock.now), /inside the transaction/);
     await server.request('DELETE', `/v1/webhooks/${all.body.id}`, { key });
   });
 
@@ -158,7 +161,7 @@ t.test('webhook endpoints over HTTP', async (t) => {
     const refused = await server.request('POST', `/v1/webhooks/${id}/test`, { key });
     t.equal(refused.status, 409);
     t.equal(refused.body.error.code, 'webhook_disabled');
-    server.services.transaction(() => server.services.events.publish(orgId, 'alert.triggered', { object: {} }, server.clock.now));
+    server.services.transaction(() => server.services.events.publish(orgId, 'alert.triggered', stubData('alert_x'), server.clock.now));
     t.equal(await dispatcher.tick(), 0, 'a disabled endpoint gets nothing');
     const enabled = await server.request('PUT', `/v1/webhooks/${id}`, { key, body: { enabled: true } });
     t.match(enabled.body, { enabled: true, disabled_reason: null });

@@ -915,7 +915,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint; the answer carries its signing secret, shown this once only
-         * @description Event types: alert.triggered, alert.resolved, database.status_changed, optimization.ready, optimization.applied, optimization.failed (and webhook.test from the test endpoint). Body: {id: evt_..., type, created_at, data}, where data.object is the resource (an Alert, a Database, an Optimization) and, for database.status_changed, data.previous_attributes.status the status before. Events are written to a durable outbox in the transaction of the change they report and survive restarts. Each attempt is a POST signed the Standard Webhooks way: webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds of the attempt), webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body" keyed with the base64-decoded secret after whsec_>. A 2xx answer within 15 s is success; anything else is retried with exponential backoff and full jitter (10 s doubling to at most 2 h) for at least 24 h after the event, never sooner than a Retry-After; 410 Gone fails the delivery and disables the endpoint (disabled_reason: gone). Redirects are not followed. Deliveries to a disabled endpoint wait until it is enabled again.
+         * @description Event types: alert.triggered, alert.resolved, database.status_changed, optimization.ready, optimization.applied, optimization.failed (and webhook.test from the test endpoint). Body: {id: evt_..., type, created_at, data}, where data.object is the resource (an Alert, a Database, an Optimization) and, for database.status_changed, data.previous_attributes.status the status before (each event type's body and headers: the document's webhooks). Events are written to a durable outbox in the transaction of the change they report and survive restarts. Each attempt is a POST signed the Standard Webhooks way: webhook-id (the event id, the same on every retry), webhook-timestamp (Unix seconds of the attempt), webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body" keyed with the base64-decoded secret after whsec_>. A 2xx answer within 15 s is success; anything else is retried with exponential backoff and full jitter (10 s doubling to at most 2 h) for at least 24 h after the event, never sooner than a Retry-After; 410 Gone fails the delivery and disables the endpoint (disabled_reason: gone). Redirects are not followed. Deliveries to a disabled endpoint wait until it is enabled again.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1152,9 +1152,335 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "alert.triggered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert fired */
+        post: operations["alertTriggeredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An alert was resolved, by its condition clearing or by hand */
+        post: operations["alertResolvedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "database.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A database's status changed */
+        post: operations["databaseStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An analysis found an optimization that can be applied */
+        post: operations["optimizationReadyEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.applied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An optimization was applied */
+        post: operations["optimizationAppliedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "optimization.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The analysis or the application of an optimization failed */
+        post: operations["optimizationFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sent by POST /v1/webhooks/{id}/test to that endpoint alone */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description An alert fired */
+        AlertTriggeredEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "alert.triggered";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Alert"];
+            };
+        };
+        Alert: {
+            id: string;
+            rule_id: string;
+            database_id: string;
+            /** @enum {string} */
+            severity: "info" | "warning" | "critical";
+            /** @enum {string} */
+            status: "active" | "resolved";
+            metric: string;
+            /**
+             * @description For `status`: == or != only
+             * @enum {string}
+             */
+            operator: ">" | ">=" | "<" | "<=" | "==" | "!=";
+            /** @description The value that fired the alert (a status value for `status` rules) */
+            value: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending") | null;
+            threshold: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending");
+            /** @description What fired, for people. On the metric `reachable` it also says why: since when no sample arrived, and the database's `last_error` (code and redacted message) as it stood when the alert fired */
+            message: string;
+            triggered_at: string;
+            resolved_at: string | null;
+            /** @description `auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with. */
+            resolved_by: string | null;
+            resolution_note: string | null;
+        };
+        /** @description An alert was resolved, by its condition clearing or by hand */
+        AlertResolvedEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "alert.resolved";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Alert"];
+            };
+        };
+        /** @description A database's status changed */
+        DatabaseStatusChangedEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "database.status_changed";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Database"];
+                previous_attributes: {
+                    /**
+                     * @description The status before the change
+                     * @enum {string}
+                     */
+                    status: "pending" | "healthy" | "warning" | "critical" | "unreachable" | "paused";
+                };
+            };
+        };
+        Database: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "postgresql" | "mysql" | "mariadb";
+            version: string | null;
+            /** @enum {string} */
+            status: "pending" | "healthy" | "warning" | "critical" | "unreachable" | "paused";
+            agent_id: string | null;
+            created_at: string;
+            updated_at: string;
+            connection: {
+                host: string;
+                port: number;
+                database: string;
+                username: string;
+                ssl: boolean;
+                /** @description Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT) */
+                password_set: boolean;
+            };
+            monitoring: {
+                enabled: boolean;
+                interval_seconds: number;
+            };
+            /** @description Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it. */
+            last_error: {
+                /** @description Why, as a stable code: timeout, connection_refused, host_not_found, host_unreachable, connection_reset, tls_error, authentication_failed, database_not_found, too_many_connections, server_starting, collection_failed (and possibly new ones from newer agents) */
+                code: string;
+                /** @description The driver's message, for people; the stored password and anything password-like are masked, and a connection string never appears */
+                message: string;
+                /** @description When the collections began failing with this code and message */
+                at: string;
+            } | null;
+        };
+        /** @description An analysis found an optimization that can be applied */
+        OptimizationReadyEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "optimization.ready";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Optimization"];
+            };
+        };
+        Optimization: {
+            id: string;
+            database_id: string;
+            query_id: string | null;
+            /** @description The requested optimization whose analysis produced this one; null for requested ones */
+            parent_id: string | null;
+            /**
+             * @description null until the analysis found something
+             * @enum {string|null}
+             */
+            kind: "create_index" | "drop_index" | "setting" | "rewrite" | null;
+            /** @enum {string} */
+            status: "pending" | "analyzing" | "ready" | "no_suggestion" | "applying" | "applied" | "failed" | "dismissed";
+            summary: string | null;
+            /** @description The exact SQL that applying runs */
+            statement: string | null;
+            /** @description The planner's (or the estimate's) cost reduction, percent */
+            estimated_improvement_pct: number | null;
+            /** @description PostgreSQL: planner cost units; MySQL/MariaDB: rows examined (estimate) */
+            cost_before: number | null;
+            cost_after: number | null;
+            /** @description From a fresh plan once applied */
+            cost_after_apply: number | null;
+            /** @description Mean time per call in the 24 h before applying, from the slow-query deltas */
+            measured_mean_time_ms_before: number | null;
+            /** @description Mean time per call over the collection intervals after applying (up to 24 h) */
+            measured_mean_time_ms_after: number | null;
+            /**
+             * @description high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics
+             * @enum {string|null}
+             */
+            confidence: "high" | "medium" | "low" | null;
+            /** @description Plan excerpts, candidates tried, method */
+            evidence: {
+                [key: string]: unknown;
+            } | null;
+            auto_apply: boolean;
+            created_at: string;
+            updated_at: string;
+            applied_at: string | null;
+            error: string | null;
+        };
+        /** @description An optimization was applied */
+        OptimizationAppliedEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "optimization.applied";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Optimization"];
+            };
+        };
+        /** @description The analysis or the application of an optimization failed */
+        OptimizationFailedEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "optimization.failed";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Optimization"];
+            };
+        };
+        /** @description Sent by POST /v1/webhooks/{id}/test to that endpoint alone */
+        WebhookTestEvent: {
+            /** @description evt_...: also the webhook-id header, the same on every retry */
+            id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+            /** @description When the change happened */
+            created_at: string;
+            data: {
+                object: components["schemas"]["Webhook"];
+            };
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            description: string;
+            event_types: string[];
+            enabled: boolean;
+            /**
+             * @description `gone` when the server disabled the endpoint because it answered 410 Gone
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | null;
+            created_at: string;
+            updated_at: string;
+        };
         HealthStatus: {
             status: string;
         };
@@ -1762,40 +2088,6 @@ export interface components {
                 per_page: number;
             };
         };
-        Database: {
-            id: string;
-            name: string;
-            /** @enum {string} */
-            type: "postgresql" | "mysql" | "mariadb";
-            version: string | null;
-            /** @enum {string} */
-            status: "pending" | "healthy" | "warning" | "critical" | "unreachable" | "paused";
-            agent_id: string | null;
-            created_at: string;
-            updated_at: string;
-            connection: {
-                host: string;
-                port: number;
-                database: string;
-                username: string;
-                ssl: boolean;
-                /** @description Whether a password is stored; turns false when a change of connection or agent cleared it (see PUT) */
-                password_set: boolean;
-            };
-            monitoring: {
-                enabled: boolean;
-                interval_seconds: number;
-            };
-            /** @description Why the newest collection could not reach the database (the reason behind `status: unreachable`); null before the first failure and again as soon as a collection reaches the database. The unreachable alert quotes it. */
-            last_error: {
-                /** @description Why, as a stable code: timeout, connection_refused, host_not_found, host_unreachable, connection_reset, tls_error, authentication_failed, database_not_found, too_many_connections, server_starting, collection_failed (and possibly new ones from newer agents) */
-                code: string;
-                /** @description The driver's message, for people; the stored password and anything password-like are masked, and a connection string never appears */
-                message: string;
-                /** @description When the collections began failing with this code and message */
-                at: string;
-            } | null;
-        };
         DatabaseCreate: {
             name: string;
             /** @enum {string} */
@@ -2121,31 +2413,6 @@ export interface components {
                 per_page: number;
             };
         };
-        Alert: {
-            id: string;
-            rule_id: string;
-            database_id: string;
-            /** @enum {string} */
-            severity: "info" | "warning" | "critical";
-            /** @enum {string} */
-            status: "active" | "resolved";
-            metric: string;
-            /**
-             * @description For `status`: == or != only
-             * @enum {string}
-             */
-            operator: ">" | ">=" | "<" | "<=" | "==" | "!=";
-            /** @description The value that fired the alert (a status value for `status` rules) */
-            value: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending") | null;
-            threshold: number | ("healthy" | "warning" | "critical" | "unreachable" | "paused" | "pending");
-            /** @description What fired, for people. On the metric `reachable` it also says why: since when no sample arrived, and the database's `last_error` (code and redacted message) as it stood when the alert fired */
-            message: string;
-            triggered_at: string;
-            resolved_at: string | null;
-            /** @description `auto` when the condition cleared (or the rule went away, or monitoring was paused); otherwise who resolved it by hand: a user id (`usr_...`) for a personal key, the key id (`key_...`) for a service-account key. Alerts that a service-account key resolved on an earlier server version keep the service account id (`sa_...`) they were stored with. */
-            resolved_by: string | null;
-            resolution_note: string | null;
-        };
         AlertResolve: {
             /** @description Kept on the alert as resolution_note */
             note?: string;
@@ -2157,20 +2424,6 @@ export interface components {
                 page: number;
                 per_page: number;
             };
-        };
-        Webhook: {
-            id: string;
-            url: string;
-            description: string;
-            event_types: string[];
-            enabled: boolean;
-            /**
-             * @description `gone` when the server disabled the endpoint because it answered 410 Gone
-             * @enum {string|null}
-             */
-            disabled_reason: "gone" | null;
-            created_at: string;
-            updated_at: string;
         };
         WebhookWithSecret: {
             id: string;
@@ -2279,48 +2532,6 @@ export interface components {
             first_seen_at: string;
             /** @description End of the last collection interval within the range in which it ran */
             last_seen_at: string;
-        };
-        Optimization: {
-            id: string;
-            database_id: string;
-            query_id: string | null;
-            /** @description The requested optimization whose analysis produced this one; null for requested ones */
-            parent_id: string | null;
-            /**
-             * @description null until the analysis found something
-             * @enum {string|null}
-             */
-            kind: "create_index" | "drop_index" | "setting" | "rewrite" | null;
-            /** @enum {string} */
-            status: "pending" | "analyzing" | "ready" | "no_suggestion" | "applying" | "applied" | "failed" | "dismissed";
-            summary: string | null;
-            /** @description The exact SQL that applying runs */
-            statement: string | null;
-            /** @description The planner's (or the estimate's) cost reduction, percent */
-            estimated_improvement_pct: number | null;
-            /** @description PostgreSQL: planner cost units; MySQL/MariaDB: rows examined (estimate) */
-            cost_before: number | null;
-            cost_after: number | null;
-            /** @description From a fresh plan once applied */
-            cost_after_apply: number | null;
-            /** @description Mean time per call in the 24 h before applying, from the slow-query deltas */
-            measured_mean_time_ms_before: number | null;
-            /** @description Mean time per call over the collection intervals after applying (up to 24 h) */
-            measured_mean_time_ms_after: number | null;
-            /**
-             * @description high: measured by the planner with a hypothetical index; medium/low: estimates and heuristics
-             * @enum {string|null}
-             */
-            confidence: "high" | "medium" | "low" | null;
-            /** @description Plan excerpts, candidates tried, method */
-            evidence: {
-                [key: string]: unknown;
-            } | null;
-            auto_apply: boolean;
-            created_at: string;
-            updated_at: string;
-            applied_at: string | null;
-            error: string | null;
         };
         OptimizationRequest: {
             /** @description The statement to optimize (query_...); absent: the top statements by total time in the last 24 h */
@@ -4265,6 +4476,209 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+        };
+    };
+    alertTriggeredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertTriggeredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alertResolvedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    databaseStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatabaseStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationReadyEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationAppliedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationAppliedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optimizationFailedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptimizationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (evt_...), the same on every retry: deduplicate on it */
+                "webhook-id": string;
+                /** @description Unix seconds of the attempt: refuse one too far from now */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the base64-decoded part of the secret after whsec_ */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 15 s acknowledges the delivery; 410 Gone disables the endpoint; anything else is retried (see createWebhook) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
