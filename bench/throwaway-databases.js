@@ -3,11 +3,11 @@
 // password), a little traffic, and the drop at the end.
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
+// As the agent loads it: a bare `import 'pg'` loads undici, which crashes under the agent's --jitless.
+import { pg } from '../dist/agent/sources/pg-driver.js';
 
 export const postgresServer = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 export const mysqlServer = { host: '127.0.0.1', port: 3306, user: 'root', password: '' };
-
 
 export function throwawayName() {
   return `dbmon_bench_${randomBytes(6).toString('hex')}`;

@@ -14,7 +14,7 @@ export interface ServerOptions
     Pick<AppDependencies, 'logger' | 'now' | 'bodyLimitBytes' | 'version' | 'metricsToken' | 'trustedProxies'> {}
 
 /** What the embedded agent gets from the server; the rest (spool, logger, clock) is the caller's. */
-export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' | 'catalog' | 'agents' | 'jobs'>;
+export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' | 'spoolGauge' | 'catalog' | 'agents' | 'jobs'>;
 
 /**
  * The server over one open state database: its features (compose-services.ts), the /metrics
@@ -59,6 +59,14 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     webhookDispatcher: (dispatcherOptions: Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'observer'>) =>
       webhookDispatcher({ ...dispatcherOptions, observer: serverMetrics }),
     startEmbeddedAgent: (run: EmbeddedAgentRun) =>
-      startEmbeddedAgent({ ingest: services.ingest, counter: serverMetrics, catalog, agents: services.agents, jobs: services.optimizationJobs, ...run }),
+      startEmbeddedAgent({
+        ingest: services.ingest,
+        counter: serverMetrics,
+        spoolGauge: serverMetrics,
+        catalog,
+        agents: services.agents,
+        jobs: services.optimizationJobs,
+        ...run,
+      }),
   };
 }

@@ -5,15 +5,21 @@ import { startAgent, type RunningAgent } from '../../agent/start-agent.js';
 import type { Transport } from '../../agent/delivery/transport.js';
 import type { MetricCatalog } from '../../common/metric-catalog.js';
 import type { IngestCounter } from '../metrics/ingest-routes.js';
-import type { IngestService } from '../metrics/ingest-service.js';
+import { spoolReportOf, type IngestService, type SpoolReport } from '../metrics/ingest-service.js';
 import { embeddedJobSource } from '../optimizations/embedded-job-source.js';
 import type { OptimizationJobsService } from '../optimizations/optimization-jobs-service.js';
 import type { AgentsService } from './agents-service.js';
+
+/** Where the embedded agent's spool depth goes (/metrics): it has no row in `agents` for ingest to keep it in. */
+export interface EmbeddedSpoolGauge {
+  embeddedSpoolReported(report: SpoolReport): void;
+}
 
 export interface EmbeddedAgentOptions {
   /** Where its batches go: the metrics feature's ingest, counted as the ingest route counts them. */
   ingest: Pick<IngestService, 'ingest'>;
   counter: IngestCounter;
+  spoolGauge: EmbeddedSpoolGauge;
   catalog: MetricCatalog;
   agents: Pick<AgentsService, 'assignments'>;
   jobs: OptimizationJobsService;
@@ -40,7 +46,11 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);
       if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);
-      const result = ingest.ingest({ kind: 'embedded' }, parsed.data, now());
+      const receivedAt = now();
+      // Stated with every attempt, before ingest may fail: a backlog behind a failing ingest shows.
+      const spool = spoolReportOf(parsed.data, receivedAt);
+      if (spool !== undefined) options.spoolGauge.embeddedSpoolReported(spool);
+      const result = ingest.ingest({ kind: 'embedded' }, parsed.data, receivedAt);
       counter.recordIngest(result);
       return result;
     },

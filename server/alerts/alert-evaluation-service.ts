@@ -42,8 +42,9 @@ export interface AlertEvaluationDependencies {
   events: EventOutbox;
   transaction: Transaction;
   /**
-   * When this server process started: silence before it is not held against a database (while
-   * the server was down, samples could not arrive). Unset: silence counts from creation.
+   * When this server process started: the silence since the newest sample counts from then at the
+   * earliest (while the server was down, samples could not arrive). A gap between two stored samples
+   * breaks a hold all the same (seriesOf). Unset: silence counts from creation.
    */
   startedAtMs?: number;
 }

@@ -70,7 +70,8 @@ export interface Series {
  * - Unknown (a metric missing from the newest sample, or samples stale for a metric other than
  *   `reachable`) neither fires nor resolves.
  * - A silence of more than two intervals between samples breaks every run, as no data breaks
- *   Prometheus's `for`: a hold counts again from the first sample after it (seriesOf).
+ *   Prometheus's `for`: a hold counts again from the first sample after it (seriesOf), also when
+ *   the silence fell while the server itself was down.
  * - `reachable` is 1/0 per sample; when samples stopped arriving for more than two intervals (or
  *   never came), it is 0 from that moment until now, or until the next sample.
  * - After a manual resolve, the rule does not fire on this database again until one sample after
@@ -202,18 +203,19 @@ export function alertMessage(rule: RuleSpec, value: number | null, cause?: strin
 
 /**
  * The points a rule on `metric` judges; undefined when nothing is known. A silence (samples
- * stopped for more than two intervals, as reachability counts it) is a point of its own from the
- * moment the samples were due: unreachable for `reachable`, unknown for any other metric. Between
- * two samples it breaks every run, so no hold spans a time the database was not measured.
+ * stopped for more than two intervals) is a point of its own from the moment the samples were due:
+ * unreachable for `reachable`, unknown for any other metric. Between two samples it breaks every
+ * run, so no hold spans a time the database was not measured; it is judged on their times alone,
+ * as the start of monitoring is not in it (`monitoringSinceMs` counts the silence after the newest).
  */
 export function seriesOf(metric: string, input: EvaluationInput): Series | undefined {
   if (metric === statusMetric) return input.statusSeries;
   const silenceValue = metric === reachableMetric ? 0 : null;
-  const { intervalMs, monitoringSinceMs } = input;
+  const { intervalMs } = input;
   const points: Point[] = [];
   let previous: EvaluatedSample | undefined;
   for (const sample of input.samples) {
-    const silenceMs = previous && silenceStartMs({ nowMs: sample.ts, intervalMs, monitoringSinceMs, lastSample: previous });
+    const silenceMs = previous && silenceStartMs({ nowMs: sample.ts, intervalMs, monitoringSinceMs: Number.NEGATIVE_INFINITY, lastSample: previous });
     if (silenceMs !== undefined) points.push({ ts: silenceMs, value: silenceValue });
     points.push({ ts: sample.ts, value: metricValue(sample, metric) });
     previous = sample;

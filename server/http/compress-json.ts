@@ -2,13 +2,16 @@ import type { Middleware } from 'koa';
 import { chosenEncoding, compressionFloorBytes, compressPerRequest } from './content-encoding.js';
 
 /**
- * Sends JSON answers (the API's, errors included) compressed when the client accepts it and the body
- * is worth it. HTML pages are left alone: they carry the CSRF token beside text a request can put
- * there, which compression would let a watcher of sizes guess (BREACH); no JSON answer to a GET holds a secret.
+ * Sends answers to GET and HEAD in JSON (errors included) compressed when the client accepts it and the
+ * body is worth it. Compressing a secret beside text the request put there lets a watcher of sizes guess
+ * the secret (BREACH): answers to other methods may carry one shown once (a new API key, an OAuth token,
+ * a webhook's signing secret), and HTML pages carry the CSRF token, so both are sent as is; no JSON
+ * answer to a GET holds a secret.
  */
 export function compressJson(): Middleware {
   return async (ctx, next) => {
     await next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
     if (!ctx.response.is('json')) return;
     ctx.vary('Accept-Encoding');
     const encoding = chosenEncoding(ctx);

@@ -7,6 +7,7 @@ import type { MetricCatalog, PrometheusSeries } from '../../common/metric-catalo
 import { escapeLabelValue, exporterCatalog, type ExporterFamily } from '../../common/exporter-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
+import type { SpoolReport } from '../metrics/ingest-service.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/sample-row.js';
 import { exporterSeries, exposedType, type ExporterSeries } from './exporter-series.js';
 import { HealthGauges, type HealthSources } from './health-gauges.js';
@@ -22,6 +23,12 @@ export interface ScrapeSources extends HealthSources {
   agents: () => AgentRow[];
 }
 
+/** What the spool gauges read of an agent: a remote agent's row, or what the embedded agent last stated. */
+type AgentSpool = Pick<AgentRow, 'spool_dropped_total' | 'spool_batches' | 'spool_oldest_batch_at'>;
+
+/** The embedded agent's labels: agent ids are `agent_` and a random part, so no remote agent has its id. */
+const embeddedAgentLabels = { agent_id: 'embedded', agent_name: 'embedded' };
+
 /** The result label of a webhook attempt, by the delivery's status after it. */
 const attemptResults: Record<DeliveryStatus, string> = { succeeded: 'succeeded', pending: 'retrying', failed: 'failed' };
 
@@ -36,6 +43,7 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   readonly #jobPasses;
   readonly #jobPassDuration;
   readonly #jobBehindSince = new Map<string, number | null>();
+  #embeddedSpool: AgentSpool | undefined;
   readonly #webhookAttempts;
   readonly #health;
   readonly #families: DatabaseFamily[];
@@ -71,7 +79,12 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
       labelNames: ['outcome'],
       registers,
     });
-    const agentGauge = (name: string, help: string, value: (agent: AgentRow, nowMs: number) => number | undefined) =>
+    const agentGauge = <Agent>(
+      name: string,
+      help: string,
+      agents: () => { labels: typeof embeddedAgentLabels; agent: Agent }[],
+      value: (agent: Agent, nowMs: number) => number | undefined,
+    ) =>
       new Gauge({
         name,
         help,
@@ -80,26 +93,34 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
         collect() {
           this.reset();
           const nowMs = sources.now().getTime();
-          for (const agent of sources.agents()) {
+          for (const { labels, agent } of agents()) {
             const measured = value(agent, nowMs);
-            if (measured !== undefined) this.set({ agent_id: agent.id, agent_name: agent.name }, measured);
+            if (measured !== undefined) this.set(labels, measured);
           }
         },
       });
-    agentGauge('dbmon_agent_last_seen_age_seconds', 'Seconds since each remote agent last called the server.', (agent, nowMs) => (nowMs - Date.parse(agent.last_seen_at)) / 1000);
+    const remoteAgents = () => sources.agents().map((agent) => ({ labels: { agent_id: agent.id, agent_name: agent.name }, agent }));
+    const spoolingAgents = () => {
+      const embedded = this.#embeddedSpool;
+      return embedded === undefined ? remoteAgents() : [...remoteAgents(), { labels: embeddedAgentLabels, agent: embedded }];
+    };
+    agentGauge('dbmon_agent_last_seen_age_seconds', 'Seconds since each remote agent last called the server.', remoteAgents, (agent, nowMs) => (nowMs - Date.parse(agent.last_seen_at)) / 1000);
     agentGauge(
       'dbmon_agent_spool_dropped_samples',
       'Samples each agent dropped at its spool cap since it was installed, as the agent reports.',
+      spoolingAgents,
       (agent) => agent.spool_dropped_total,
     );
     agentGauge(
       'dbmon_agent_spool_batches',
-      "Batches waiting in each remote agent's spool behind the last one it sent, as the agent reports (agents that report it).",
+      "Batches waiting in each agent's spool behind the last one it sent, as the agent reports (agents that report it; agent_id=\"embedded\" is the server's own).",
+      spoolingAgents,
       (agent) => agent.spool_batches ?? undefined,
     );
     agentGauge(
       'dbmon_agent_spool_oldest_batch_age_seconds',
-      "Age of the oldest batch waiting in each remote agent's spool, from what it last reported; 0 when none waits.",
+      "Age of the oldest batch waiting in each agent's spool, from what it last reported; 0 when none waits.",
+      spoolingAgents,
       ({ spool_batches, spool_oldest_batch_at }, nowMs) =>
         spool_batches === null ? undefined : spool_oldest_batch_at === null ? 0 : Math.max(0, nowMs - Date.parse(spool_oldest_batch_at)) / 1000,
     );
@@ -149,6 +170,11 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     this.#requests.inc({ method, route, status: String(status) });
     this.#duration.observe({ route }, seconds);
+  }
+
+  /** The embedded agent's spool, as it states with each batch it tries to deliver. */
+  embeddedSpoolReported(report: SpoolReport): void {
+    this.#embeddedSpool = { spool_dropped_total: report.dropped_total ?? 0, spool_batches: report.batches, spool_oldest_batch_at: report.oldest_batch_at };
   }
 
   recordIngest(result: BatchAck): void {

@@ -30,7 +30,7 @@ export interface SpoolReports {
 }
 
 /** The spool fields of a batch received at `now`; undefined when it has none. */
-function spoolReportOf(batch: SampleBatch, now: Date): SpoolReport | undefined {
+export function spoolReportOf(batch: SampleBatch, now: Date): SpoolReport | undefined {
   const { spool_dropped_total: droppedTotal, spool_batches: batches, spool_oldest_batch_age_seconds: ageSeconds } = batch;
   if (droppedTotal === undefined && batches === undefined) return undefined;
   return {

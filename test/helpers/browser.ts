@@ -3,14 +3,15 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
 import type { Test } from 'tap';
 
 /** Debian's chromium (scripts/setup-services.sh installs it); no tool downloads a browser of its own. */
 const executablePath = '/usr/bin/chromium';
 /** Under tap's output directory (git-ignored), one folder per test file. */
 const screenshotRoot = fileURLToPath(new URL('../../.tap/screenshots/', import.meta.url));
-
+/** How long a page may take to settle before a screenshot; past it the test fails, naming what was pending. */
+const settleTimeoutMs = 15_000;
 
 export interface PageOptions {
   /** Console errors the test provokes on purpose (a CSP refusal); any other fails the test. */
@@ -21,7 +22,7 @@ export interface PageOptions {
 
 export interface WatchedPage {
   page: Page;
-  /** Saves a screenshot of the page as it is now and checks it with axe: any accessibility violation fails the test. */
+  /** Once the page settled (settled()), saves a screenshot of it and checks it with axe: any accessibility violation fails the test. */
   audit: (label: string) => Promise<void>;
 }
 
@@ -56,6 +57,10 @@ export class BrowserUnderTest {
     const page = await this.context.newPage();
     const consoleErrors: string[] = [];
     const offOrigin: string[] = [];
+    const pending = new Set<Request>();
+    page.on('request', (request) => pending.add(request));
+    page.on('requestfinished', (request) => pending.delete(request));
+    page.on('requestfailed', (request) => pending.delete(request));
     page.on('console', (message) => {
       if (message.type() === 'error' && !options.expectedConsoleErrors?.some((expected) => expected.test(message.text()))) consoleErrors.push(message.text());
     });
@@ -69,6 +74,7 @@ export class BrowserUnderTest {
     });
     const screenshot = (label: string) => page.screenshot({ path: join(this.screenshotDir, `${slug(t.name)}-${slug(label)}.png`), fullPage: true });
     const audit = async (label: string) => {
+      await settled(page, pending);
       await screenshot(label);
       const { violations } = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
       t.same(
@@ -94,6 +100,26 @@ export class BrowserUnderTest {
   async close(): Promise<void> {
     await this.context.close();
     rmSync(this.userDataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Waits until the page is drawn as it will stay: none of its requests pending across two animation
+ * frames (a chart is drawn a frame or so after its data came, and one answer may start another
+ * request), its fonts loaded, and nothing it marks aria-busy (a form still loading).
+ */
+async function settled(page: Page, pending: ReadonlySet<Request>): Promise<void> {
+  const deadline = Date.now() + settleTimeoutMs;
+  for (;;) {
+    if (pending.size === 0) {
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      });
+      if (pending.size === 0 && (await page.locator('[aria-busy="true"]').count()) === 0) return;
+    }
+    if (Date.now() > deadline) throw new Error(`${page.url()} did not settle in ${settleTimeoutMs} ms; pending: ${[...pending].map((request) => request.url()).join(', ')}`);
+    await page.waitForTimeout(25);
   }
 }
 

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { databaseFileName } from '../../../server/state-dir.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 // Ingest judges only the rules that can act on what a batch brought (alert-evaluation-service.ts):
@@ -213,4 +214,34 @@ t.test('alert evaluation on ingest', async (t) => {
     ingest(server, id, cpu(50));
     t.same(await active(id), [], 'deleted elsewhere: its alert resolves');
   });
+});
+
+t.test("a gap in the samples while the server itself was down breaks a hold like any silence", async (t) => {
+  const stateDir = tempDir(t, 'dbmon-alerts-restart-');
+  const before = await startTestServer({ stateDir, now: new Date('2026-11-23T08:00:00Z') });
+  const { key } = createTenant(before.services, before.clock.now);
+  const created = await before.request('POST', '/v1/databases', {
+    key,
+    body: { name: 'down-with-the-server', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' }, monitoring: { interval_seconds: 10 } },
+  });
+  const id = created.body.id as string;
+  await before.request('POST', '/v1/alerts/rules', {
+    key,
+    body: { name: 'hot 5 min', database_id: id, metric: 'cpu_usage', operator: '>', threshold: 90, duration_seconds: 300, severity: 'warning' },
+  });
+  ingest(before, id, ...Array.from({ length: 13 }, () => cpu(95)));
+  const lastMs = before.clock.now.getTime() - 10_000;
+  await before.close();
+
+  // Down for four minutes; the new process starts 10 s before its first sample, which spans more than the hold from the first hot one.
+  const after = await startTestServer({ stateDir, now: new Date(lastMs + 240_000) });
+  t.teardown(after.close);
+  const active = async () => ((await after.request('GET', `/v1/alerts?database_id=${id}&status=active`, { key })).body.data as unknown[]).length;
+  after.clock.now = new Date(lastMs + 250_000);
+  ingest(after, id, cpu(95));
+  t.equal(await active(), 0, 'hot for 2 min before the gap and on the first sample after it: nothing fires');
+  ingest(after, id, ...Array.from({ length: 29 }, () => cpu(95)));
+  t.equal(await active(), 0, 'hot for 4 min 50 s since the gap');
+  ingest(after, id, cpu(95));
+  t.equal(await active(), 1, 'hot for 5 min since the gap: it fires');
 });

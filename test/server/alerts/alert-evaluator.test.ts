@@ -132,11 +132,10 @@ t.test('a silence of more than two intervals between samples breaks a run', asyn
 
   const serverStart = t0 + 200 * second;
   t.same(
-    kinds(evaluateAlerts(input({ samples: [...before, ...at([210, 12])], monitoringSinceMs: serverStart }))),
-    ['fire'],
-    'silence while the server was down is not held against the database (as for reachability)',
+    evaluateAlerts(input({ samples: [...before, ...at([210, 12])], monitoringSinceMs: serverStart })),
+    [],
+    'a gap between samples while the server was down breaks the run as well: judged on the samples, whatever its start',
   );
-  t.same(evaluateAlerts(input({ samples: [...before, ...at([230, 12])], monitoringSinceMs: serverStart })), [], 'silence past two intervals after its start is');
 });
 
 t.test('at most one active alert per rule and database', async (t) => {

@@ -11,18 +11,20 @@ interface RawAnswer {
   body: Buffer;
 }
 
-/** A GET whose Accept-Encoding is exactly `acceptEncoding` (or absent), answered without decoding. */
-function rawGet(url: string, acceptEncoding: string | undefined, headers: Record<string, string> = {}): Promise<RawAnswer> {
+/** A request whose Accept-Encoding is exactly `acceptEncoding` (or absent), answered without decoding. */
+function rawRequest(method: string, url: string, acceptEncoding: string | undefined, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const sent = request(url, { headers: { ...headers, ...(acceptEncoding !== undefined && { 'accept-encoding': acceptEncoding }) } }, (answer) => {
+    const sent = request(url, { method, headers: { ...headers, ...(acceptEncoding !== undefined && { 'accept-encoding': acceptEncoding }) } }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
       answer.on('end', () => resolve({ status: answer.statusCode!, headers: answer.headers, body: Buffer.concat(chunks) }));
     });
     sent.on('error', reject);
-    sent.end();
+    sent.end(body);
   });
 }
+
+const rawGet = (url: string, acceptEncoding: string | undefined, headers: Record<string, string> = {}): Promise<RawAnswer> => rawRequest('GET', url, acceptEncoding, headers);
 
 const decoded = (answer: RawAnswer): Buffer =>
   answer.headers['content-encoding'] === 'br' ? brotliDecompressSync(answer.body) : answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
@@ -76,6 +78,21 @@ t.test('compression: JSON and static files negotiated by Accept-Encoding, pages 
       t.ok(answer.body.length < 1024, path);
       t.type(JSON.parse(answer.body.toString('utf8')), 'object', path);
     }
+  });
+
+  await t.test("an answer to anything but GET or HEAD is sent as is, however large: it may carry a secret beside the request's text (BREACH)", async (t) => {
+    const tenant = createTenant(server.services, server.clock.now);
+    const url = `https://93.184.215.14/hooks/${'a'.repeat(1500)}`;
+    const answer = await rawRequest('POST', `${server.url}/v1/webhooks`, 'br, gzip', { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, JSON.stringify({ url, description: 'x'.repeat(500) }));
+    t.equal(answer.status, 201);
+    t.equal(answer.headers['content-encoding'], undefined);
+    t.ok(answer.body.length > 2048, `${answer.body.length} bytes, over the floor`);
+    const created = JSON.parse(answer.body.toString('utf8')) as { id: string; url: string; secret: string };
+    t.equal(created.url, url);
+    t.match(created.secret, /^whsec_/);
+    const read = await rawGet(`${server.url}/v1/webhooks/${created.id}`, 'gzip', { authorization: `Bearer ${tenant.key}` });
+    t.equal(read.headers['content-encoding'], 'gzip', 'the same endpoint read back (no secret) is compressed');
+    t.notMatch(decoded(read).toString('utf8'), created.secret);
   });
 
   await t.test("a signed-in page is never compressed (it holds the CSRF token beside the request's text: BREACH)", async (t) => {
