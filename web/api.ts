@@ -22,9 +22,12 @@ function noteBudget(headers: Headers): void {
   apiBudget.calls++;
   const [limit, remaining, reset] = ['limit', 'remaining', 'reset'].map((name) => headers.get(`x-ratelimit-${name}`));
   if (limit === null || remaining === null || reset === null) return;
+  const resetAt = Number(reset) * 1000;
+  // Answers to requests sent together can arrive in another order than the server counted them.
+  const sameHour = resetAt === apiBudget.resetAt && apiBudget.remaining !== undefined;
   apiBudget.limit = Number(limit);
-  apiBudget.remaining = Number(remaining);
-  apiBudget.resetAt = Number(reset) * 1000;
+  apiBudget.remaining = sameHour ? Math.min(apiBudget.remaining!, Number(remaining)) : Number(remaining);
+  apiBudget.resetAt = resetAt;
 }
 
 /**
