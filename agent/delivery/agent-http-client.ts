@@ -1,5 +1,4 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { agentErrorBody } from '../../common/agent-protocol/error-codes.js';
 import { agentHostnameHeader, agentUserAgent } from '../../common/agent-protocol/identity-headers.js';
 import { RetryableError } from './delivery-errors.js';
@@ -65,15 +64,17 @@ export class AgentHttpClient {
 }
 
 /** One request and its whole answer as text; rejects on a network error, an abort, or an answer cut short. */
-function send(
+async function send(
   url: URL,
   method: string,
   headers: OutgoingHttpHeaders,
   body: string | undefined,
   signal: AbortSignal,
 ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  // node:https (with tls) is loaded only for an https:// server, about 1 MiB resident otherwise unused.
+  const request = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, signal }, (response) => {
+    const outgoing = request(url, { method, headers, signal }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
@@ -82,8 +83,8 @@ function send(
       });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
     });
-    request.on('error', reject);
-    request.end(body);
+    outgoing.on('error', reject);
+    outgoing.end(body);
   });
 }
 

@@ -51,6 +51,7 @@ t.test('an agent collecting only PostgreSQL loads pg and never mysql2', async (t
   t.ok(loaded.includes('pg'), `pg is among ${loaded.join(', ')}`);
   t.notOk(loaded.includes('mysql2'), 'mysql2 is not loaded');
   t.notOk(loaded.includes('node:undici'), "pg does not make node load its fetch (undici), which --jitless could not run");
+  t.notOk(loaded.includes('node:https'), 'an agent with an http:// server does not load the HTTPS client');
 });
 
 t.test('an agent collecting only MariaDB loads mysql2 and never pg', async (t) => {
