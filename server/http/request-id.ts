@@ -7,7 +7,7 @@ const acceptable = /^[A-Za-z0-9._-]{8,128}$/;
 export function requestId(): Middleware {
   return (ctx, next) => {
     const incoming = ctx.get('X-Request-Id');
-    const id = acceptable.test(incoming) ? incoming : randomUUID();
+    const id = incoming !== '' && acceptable.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
     return next();
