@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { encodeBase62, randomBase62 } from './base62.js';
 
@@ -33,9 +33,20 @@ export function checksummedTokenPrefix(value: string, prefixes: readonly string[
   return checksum(body) === value.slice(-checksumLength) ? prefix : undefined;
 }
 
+/**
+ * crypto.hash hashes a short secret in a third of the time a Hash object takes (a few microseconds of
+ * every authenticated request); Node.js 20 before 20.12 has none.
+ */
+const oneShotHash = (crypto as Partial<typeof crypto>).hash;
+
 /** What is stored of a secret: its SHA-256 (the secrets are random and long, so no slow hash is needed). */
 export function hashToken(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+  return oneShotHash === undefined ? crypto.createHash('sha256').update(value).digest() : oneShotHash('sha256', value, 'buffer');
+}
+
+/** hashToken's bytes in base64: what the credential caches key their lookups by. */
+export function hashTokenBase64(value: string): string {
+  return oneShotHash === undefined ? crypto.createHash('sha256').update(value).digest('base64') : oneShotHash('sha256', value, 'base64');
 }
 
 function checksum(body: string): string {

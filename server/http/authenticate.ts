@@ -13,7 +13,7 @@ export type { AuthResult } from '../auth/credentials/credential-resolver.js';
  * back to a session cookie sent beside it.
  */
 export function authenticate(resolvers: readonly CredentialResolver[], now: () => Date): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const at = now();
     let result: AuthResult | undefined;
     for (const resolver of resolvers) {
@@ -21,7 +21,7 @@ export function authenticate(resolvers: readonly CredentialResolver[], now: () =
       if (result !== undefined) break;
     }
     ctx.state.auth = result ?? { error: missingCredential() };
-    await next();
+    return next();
   };
 }
 

@@ -3,8 +3,8 @@ import type { TrustedProxies } from './trusted-proxies.js';
 
 /** Sets `ctx.ip` to the client's address as the trusted proxies report it (the peer's address without any). */
 export function clientAddress(trustedProxies: TrustedProxies): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     ctx.request.ip = trustedProxies.clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.get('X-Forwarded-For'));
-    await next();
+    return next();
   };
 }

@@ -1,5 +1,8 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { chosenEncoding, compressionFloorBytes, compressPerRequest } from './content-encoding.js';
+
+/** Media types whose answer to is('json') is kept; at this many the memory starts over. */
+const maxKeptTypes = 100;
 
 /**
  * Sends answers to GET and HEAD in JSON (errors included) compressed when the client accepts it and the
@@ -9,10 +12,22 @@ import { chosenEncoding, compressionFloorBytes, compressPerRequest } from './con
  * answer to a GET holds a secret.
  */
 export function compressJson(): Middleware {
+  const jsonTypes = new Map<string, boolean>();
+  /** ctx.response.is('json'), kept by media type: type-is parses the type and looks `json` up on every call. */
+  const isJson = (ctx: Context): boolean => {
+    const { type } = ctx.response;
+    let json = jsonTypes.get(type);
+    if (json === undefined) {
+      json = ctx.response.is('json') !== false;
+      if (jsonTypes.size >= maxKeptTypes) jsonTypes.clear();
+      jsonTypes.set(type, json);
+    }
+    return json;
+  };
   return async (ctx, next) => {
     await next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
-    if (!ctx.response.is('json')) return;
+    if (!isJson(ctx)) return;
     ctx.vary('Accept-Encoding');
     const encoding = chosenEncoding(ctx);
     if (encoding === undefined) return;

@@ -12,6 +12,8 @@ export const compressionFloorBytes = 1024;
  * The server picks among the accepted ones (browsers list gzip first, yet brotli is the smaller).
  */
 export function chosenEncoding(ctx: Context): ContentEncoding | undefined {
+  // No header accepts only identity: answered without the negotiation's parse.
+  if (ctx.get('Accept-Encoding') === '') return undefined;
   if (ctx.acceptsEncodings('br') === 'br') return 'br';
   if (ctx.acceptsEncodings('gzip') === 'gzip') return 'gzip';
   return undefined;

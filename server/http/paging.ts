@@ -45,21 +45,35 @@ export function sendList<T>(ctx: Context, data: T[], total: number, paging: Pagi
   sendSerializedList(ctx, serializeList(data, total, paging), paging);
 }
 
-/** sendList for a list serialized beforehand (a cached one). */
+/** Link headers kept per list by what they are made of; at this many for one list they start over (Host is the client's to vary). */
+const maxLinksPerList = 100;
+const linksByList = new WeakMap<SerializedList, Map<string, string>>();
+
+/** sendList for a list serialized beforehand (a cached one): its Link header too is made once per URL it is asked for by. */
 export function sendSerializedList(ctx: Context, list: SerializedList, paging: Paging): void {
-  ctx.set('Link', linkHeader(ctx, list.total, paging));
+  const { protocol, host, path, querystring } = ctx;
+  const key = `${protocol}\n${host}\n${path}\n${querystring}\n${paging.per_page}\n${paging.page}`;
+  let links = linksByList.get(list);
+  if (links === undefined) linksByList.set(list, (links = new Map()));
+  let link = links.get(key);
+  if (link === undefined) {
+    link = linkHeader(protocol, host, path, querystring, list.total, paging);
+    if (links.size >= maxLinksPerList) links.clear();
+    links.set(key, link);
+  }
+  ctx.set('Link', link);
   ctx.type = 'application/json';
   ctx.body = list.body;
 }
 
-function linkHeader(ctx: Context, total: number, paging: Paging): string {
+function linkHeader(protocol: string, host: string, path: string, querystring: string, total: number, paging: Paging): string {
   const lastPage = Math.max(1, Math.ceil(total / paging.per_page));
-  const kept = ctx.querystring
+  const kept = querystring
     .split('&')
     .filter((pair) => pair !== '' && !pair.startsWith('page=') && !pair.startsWith('per_page='))
     .map((pair) => `${pair}&`)
     .join('');
-  const base = `${ctx.protocol}://${ctx.host}${ctx.path}?${kept}per_page=${paging.per_page}&page=`;
+  const base = `${protocol}://${host}${path}?${kept}per_page=${paging.per_page}&page=`;
   const links: string[] = [];
   if (paging.page < lastPage) links.push(`<${base}${paging.page + 1}>; rel="next"`);
   if (paging.page > 1) links.push(`<${base}${Math.min(paging.page - 1, lastPage)}>; rel="prev"`);

@@ -19,7 +19,7 @@ export const agentHourlyFloor = 36_000;
  * stop monitoring. Endpoints with limits of their own (`ownLimitPaths`) are left to them.
  */
 export function rateLimit(limiter: RateLimiter, now: () => Date, ownLimitPaths: ReadonlySet<string> = new Set()): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (ownLimitPaths.has(ctx.path)) return next();
     const auth = ctx.state.auth as AuthResult | undefined;
     const principal = auth !== undefined && 'principal' in auth ? auth.principal : undefined;
@@ -31,7 +31,7 @@ export function rateLimit(limiter: RateLimiter, now: () => Date, ownLimitPaths: 
         : limiter.takeForPrincipal(`${family}:${actorId(principal.actor)}`, principalLimit(principal, family), nowMs);
     sendRateLimitHeaders(ctx, decision, nowMs);
     if (!decision.allowed) throw new RateLimitError(decision.resetAt, Math.floor(nowMs / 1000));
-    await next();
+    return next();
   };
 }
 

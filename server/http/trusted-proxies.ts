@@ -21,8 +21,9 @@ export class TrustedProxies {
    */
   clientAddress(peer: string, forwardedFor: string): string {
     let client = canonicalAddress(peer);
-    const hops = forwardedFor.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+    let hops: string[] | undefined;
     while (this.#proxies.has(client)) {
+      hops ??= forwardedFor.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
       const hop = hops.pop();
       if (hop === undefined || isIP(hop) === 0) break;
       client = canonicalAddress(hop);

@@ -1,5 +1,5 @@
 /** Case-blind on purpose: a /V1/... path is the API's too (authenticated, counted, then answered 404 by the case-sensitive router). */
 export function underV1(path: string): boolean {
-  const lower = path.toLowerCase();
-  return lower === '/v1' || lower.startsWith('/v1/');
+  // A pattern rather than the path lowered: no character but V lowers to v, and this allocates nothing.
+  return /^\/[vV]1(?:\/|$)/.test(path);
 }

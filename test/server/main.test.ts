@@ -57,7 +57,7 @@ t.test('first start, second start, health and shutdown', async (t) => {
   const check = checkToken(admin.api_key!);
   t.ok(check.ok);
   const db = new Database(join(dir, databaseFileName), { readonly: true });
-  const keyOrg = db.prepare('SELECT org_id FROM api_keys WHERE token_hash = ?').pluck().get(check.ok ? check.hash : Buffer.alloc(0));
+  const keyOrg = db.prepare('SELECT org_id FROM api_keys WHERE token_hash = ?').pluck().get(check.ok ? Buffer.from(check.hash, 'base64') : Buffer.alloc(0));
   t.equal(keyOrg, admin.org_id, "the key belongs to the file's organization");
   t.equal(db.prepare('SELECT email FROM users WHERE org_id = ?').pluck().get(admin.org_id), 'admin@localhost');
   t.equal(db.prepare('SELECT org_id FROM databases').pluck().get(), admin.org_id, 'what the key creates lands in that organization');

@@ -1,4 +1,4 @@
-import { checksummedTokenPrefix, hashToken, issueChecksummedToken, type IssuedToken } from '../../crypto/checksummed-token.js';
+import { checksummedTokenPrefix, hashTokenBase64, issueChecksummedToken, type IssuedToken } from '../../crypto/checksummed-token.js';
 
 export { hashToken, type IssuedToken } from '../../crypto/checksummed-token.js';
 
@@ -10,11 +10,12 @@ export function issueToken(kind: ApiKeyKind): IssuedToken {
   return issueChecksummedToken(typePrefix[kind]);
 }
 
-export type TokenCheck = { ok: true; kind: ApiKeyKind; hash: Buffer } | { ok: false };
+/** `hash`: the value's SHA-256 in base64. */
+export type TokenCheck = { ok: true; kind: ApiKeyKind; hash: string } | { ok: false };
 
 /** Shape and checksum, checked before any lookup so typos and guesses never reach storage. */
 export function checkToken(value: string): TokenCheck {
   const prefix = checksummedTokenPrefix(value, Object.values(typePrefix));
   if (prefix === undefined) return { ok: false };
-  return { ok: true, kind: prefix === typePrefix.personal ? 'personal' : 'service_account', hash: hashToken(value) };
+  return { ok: true, kind: prefix === typePrefix.personal ? 'personal' : 'service_account', hash: hashTokenBase64(value) };
 }

@@ -50,7 +50,7 @@ export class ApiKeysService {
   authenticate(token: string, now: Date): Principal {
     const check = checkToken(token);
     if (!check.ok) throw new AuthenticationError('malformed_api_key', 'The API key is malformed');
-    const row = this.lookups.get(check.hash.toString('base64'), () => this.keys.findForAuth(check.hash) ?? null);
+    const row = this.lookups.get(check.hash, () => this.keys.findForAuth(Buffer.from(check.hash, 'base64')) ?? null);
     if (row === null) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
     // Its user or service account deleted with foreign keys off (the sqlite3 shell): no role to act with.
     if (row.kind === 'personal' ? row.user_role === null : row.service_account_permission === null) {

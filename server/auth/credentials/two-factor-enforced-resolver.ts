@@ -24,11 +24,11 @@ export class TwoFactorEnforcedResolver implements CredentialResolver {
 
   resolve(ctx: Context, now: Date): AuthResult | undefined {
     const result = this.resolver.resolve(ctx, now);
-    if (result === undefined || 'error' in result || openToMembersWithoutFactor(ctx)) return result;
+    if (result === undefined || 'error' in result) return result;
     const { principal } = result;
     if (principal.actor.kind !== 'user') return result;
     const standing = this.standings.of(principal.orgId, principal.actor.userId, now);
-    if (standing.state !== 'required') return result;
+    if (standing.state !== 'required' || openToMembersWithoutFactor(ctx)) return result;
     return {
       error: new PermissionError(
         `Your organization requires a second factor since ${standing.deadline.toISOString()}; set one up (POST /v1/user/two-factor/totp) to go on`,

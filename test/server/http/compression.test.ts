@@ -47,6 +47,7 @@ t.test('compression: JSON and static files negotiated by Accept-Encoding, pages 
       ['br;q=0, gzip', 'gzip'],
       ['gzip;q=0, identity', undefined],
       ['*', 'br'],
+      ['', undefined],
     ] as const) {
       const answer = await rawGet(openApi, acceptEncoding);
       t.equal(answer.headers['content-encoding'], expected, acceptEncoding);

@@ -107,6 +107,20 @@ t.test('GET /v1/databases shows every change at once, whoever wrote it', async (
   t.notOk((await names()).includes('listed-renamed'), 'a delete');
 });
 
+t.test("a cached page's Link header follows a database removed through another connection at once", async (t) => {
+  const pager = createTenant(server.services, start);
+  const ids = [];
+  for (const name of ['link-a', 'link-b', 'link-c']) ids.push(await createDatabase(name, pager.key));
+  const lastPage = async () => {
+    const link = (await server.request('GET', '/v1/databases?per_page=1', { key: pager.key })).headers.get('link') ?? '';
+    return /[?&]page=(\d+)>; rel="last"/.exec(link)?.[1];
+  };
+  t.equal(await lastPage(), '3');
+  t.equal(await lastPage(), '3', 'the page and its Link served again');
+  other.prepare('DELETE FROM databases WHERE id = ?').run(ids[2]);
+  t.equal(await lastPage(), '2', 'the next request has the new last page');
+});
+
 t.test('an ingest that changes nothing on the database leaves the list cache alone', async (t) => {
   const agentKey = createServiceKey(server.services, tenant.orgId, start, { scopes: ['agent'], account: 'cache-agent' });
   const agentId: string = (await server.request('GET', '/v1/agent/assignments', { key: agentKey })).body.agent_id;
