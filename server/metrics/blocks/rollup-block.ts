@@ -19,6 +19,15 @@ export interface BlockSpan {
 
 const version = 1;
 const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
+/** The version byte and the directory's length (4 bytes, little-endian). */
+const headBytes = 5;
+
+/** A block's metrics: by column, its step and where its parts lie, in the order they follow one another. */
+type Directory = Map<string, { step: number; position: number }>;
+
+/** Parsed directories with their bytes, newest last: the blocks of one catalog share one (a few at most). */
+const directories: { bytes: Uint8Array; directory: Directory }[] = [];
+const maxDirectories = 16;
 
 /**
  * The buckets of one resolution of one database over a span (the rows `sample_rollups` would
@@ -26,26 +35,25 @@ const utf8 = { encoder: new TextEncoder(), decoder: new TextDecoder() };
  * step: the sum rather than the mean, so that integer metrics come back exact and the mean of the
  * others within half a step divided by the count. A bucket whose count is 0 has no sum, min or max.
  *
- * Layout: a version byte; the bucket count; the buckets' places in the span (bucket index deltas)
- * and their sample counts; a directory (per metric its column, its step and the lengths of its four
- * parts); then the parts, metric after metric: the sums, mins and maxes as series blocks
+ * Layout: a version byte; the directory's length (4 bytes, little-endian) and the directory, one
+ * text of `column step` pairs (parsed once for all the blocks that share it); the bucket count; the
+ * buckets' places in the span (bucket index deltas) and their sample counts; per metric the lengths
+ * of its four parts; then the parts, metric after metric: the sums, mins and maxes as series blocks
  * (series-block.ts) and the value counts as deltas. A reader decodes only the parts of the metrics
  * it asks for; a metric the block does not hold (added to the catalog after sealing) reads as no values.
  */
 export function encodeRollupBlock(rows: readonly RollupRow[], span: BlockSpan, metrics: readonly BlockMetric[]): Uint8Array {
+  const directory = utf8.encoder.encode(metrics.map(({ column, step }) => `${column} ${step}`).join(' '));
+  const head = new Uint8Array(headBytes);
+  head[0] = version;
+  new DataView(head.buffer).setUint32(1, directory.length, true);
   const writer = new VarintWriter(rows.length * 8 + 64);
-  writer.byte(version);
   writer.uint(rows.length);
   writeDeltas(writer, rows.map((row) => (row.bucket! - span.start) / span.width));
   writeDeltas(writer, rows.map((row) => row.samples!));
   const parts = metrics.map((metric) => encodeParts(rows, metric));
-  writer.uint(metrics.length);
-  for (const [index, { column, step }] of metrics.entries()) {
-    writeText(writer, column);
-    writeText(writer, String(step));
-    for (const part of parts[index]!) writer.uint(part.length);
-  }
-  return concatenate([writer.finish(), ...parts.flat()]);
+  for (const part of parts.flat()) writer.uint(part.length);
+  return concatenate([head, directory, writer.finish(), ...parts.flat()]);
 }
 
 /** One metric's parts: its values' sums, mins and maxes, and their counts. */
@@ -80,44 +88,59 @@ function encodeParts(rows: readonly RollupRow[], { column, step }: BlockMetric):
  * each `_count`), the bucket start as `ts`, oldest first.
  */
 export function decodeRollupBlock(block: Uint8Array, span: BlockSpan, metrics: readonly Pick<BlockMetric, 'column'>[], counted: boolean): RollupRow[] {
-  const reader = new VarintReader(block);
-  const found = reader.byte();
-  if (found !== version) throw new RangeError(`unknown rollup block version ${found}`);
+  if (block[0] !== version) throw new RangeError(`unknown rollup block version ${block[0]}`);
+  const directoryEnd = headBytes + new DataView(block.buffer, block.byteOffset, block.byteLength).getUint32(1, true);
+  const directory = parsedDirectory(block.subarray(headBytes, directoryEnd));
+  const reader = new VarintReader(block.subarray(directoryEnd));
   const count = reader.uint();
   const places = readDeltas(reader, count);
   const samples = readDeltas(reader, count);
+  const lengths: number[] = [];
+  for (let part = 0; part < directory.size * 4; part++) lengths.push(reader.uint());
+  // The parts end the block: their places are counted back from its end.
+  const partsStart = block.length - lengths.reduce((sum, length) => sum + length, 0);
   const rows = places.map((place, index): RollupRow => (counted ? { ts: span.start + place * span.width, samples: samples[index]! } : { ts: span.start + place * span.width }));
-  const directory = new Map<string, { step: number; lengths: number[] }>();
-  for (let remaining = reader.uint(); remaining > 0; remaining--) {
-    const column = readText(reader);
-    directory.set(column, { step: Number(readText(reader)), lengths: [reader.uint(), reader.uint(), reader.uint(), reader.uint()] });
-  }
-  // The parts follow the directory, in its order: their places are counted back from the end.
-  const offsets = new Map<string, number>();
-  let offset = block.length - [...directory.values()].reduce((total, { lengths }) => total + lengths.reduce((sum, length) => sum + length, 0), 0);
-  for (const [column, { lengths }] of directory) {
-    offsets.set(column, offset);
-    offset += lengths.reduce((sum, length) => sum + length, 0);
-  }
   for (const { column } of metrics) {
     const entry = directory.get(column);
     if (entry === undefined) {
       for (const row of rows) Object.assign(row, { [`${column}_avg`]: null, [`${column}_min`]: null, [`${column}_max`]: null }, counted ? { [`${column}_count`]: null } : {});
       continue;
     }
-    let start = offsets.get(column)!;
-    const [sums, mins, maxes, countBytes] = entry.lengths.map((length) => block.subarray(start, (start += length)));
+    let start = partsStart;
+    for (let part = 0; part < entry.position * 4; part++) start += lengths[part]!;
+    const [sums, mins, maxes, countBytes] = lengths.slice(entry.position * 4, entry.position * 4 + 4).map((length) => block.subarray(start, (start += length)));
     const [sum, min, max] = [sums!, mins!, maxes!].map((part) => decodeSeriesBlock(part, entry.step));
     const counts = readDeltas(new VarintReader(countBytes!), count);
-    for (const [index, row] of rows.entries()) {
+    const [avgKey, minKey, maxKey, countKey] = ['avg', 'min', 'max', 'count'].map((stat) => `${column}_${stat}`);
+    for (let index = 0; index < count; index++) {
+      const row = rows[index]!;
       const total = sum![index]!;
-      row[`${column}_avg`] = total === null ? null : total / counts[index]!;
-      row[`${column}_min`] = min![index]!;
-      row[`${column}_max`] = max![index]!;
-      if (counted) row[`${column}_count`] = counts[index]!;
+      row[avgKey!] = total === null ? null : total / counts[index]!;
+      row[minKey!] = min![index]!;
+      row[maxKey!] = max![index]!;
+      if (counted) row[countKey!] = counts[index]!;
     }
   }
   return rows;
+}
+
+/** A directory's metrics, parsed once for the blocks that share its bytes (comparing bytes costs less than decoding them). */
+function parsedDirectory(bytes: Uint8Array): Directory {
+  const cached = directories.find((candidate) => sameBytes(candidate.bytes, bytes));
+  if (cached !== undefined) return cached.directory;
+  const text = utf8.decoder.decode(bytes);
+  const words = text === '' ? [] : text.split(' ');
+  const directory: Directory = new Map();
+  for (let index = 0; index < words.length; index += 2) directory.set(words[index]!, { step: Number(words[index + 1]), position: index / 2 });
+  if (directories.length >= maxDirectories) directories.shift();
+  directories.push({ bytes: bytes.slice(), directory });
+  return directory;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 function concatenate(parts: readonly Uint8Array[]): Uint8Array {
@@ -128,15 +151,4 @@ function concatenate(parts: readonly Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return whole;
-}
-
-function writeText(writer: VarintWriter, text: string): void {
-  const bytes = utf8.encoder.encode(text);
-  writer.uint(bytes.length);
-  for (const byte of bytes) writer.byte(byte);
-}
-
-function readText(reader: VarintReader): string {
-  const length = reader.uint();
-  return utf8.decoder.decode(Uint8Array.from({ length }, () => reader.byte()));
 }

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { runPass } from '../../../server/jobs/background-job.js';
-import { makeSnapshot } from '../../helpers/snapshot-factory.js';
-import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { databaseWithSamples as storedSamples } from '../../helpers/database-with-samples.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 const minute = 60_000;
 const hour = 60 * minute;
@@ -17,32 +17,7 @@ type Point = { timestamp: string; metrics: Record<string, { avg: number | null; 
 
 /** A database with samples every 10 s from `from` to 10 minutes before `now`: cpu not at its step, connections.active = i % 7, one in five unreachable. */
 async function databaseWithSamples(server: TestServer) {
-  const tenant = createTenant(server.services, now);
-  const created = await server.request('POST', '/v1/databases', {
-    key: tenant.key,
-    body: { name: 'r', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' }, monitoring: { interval_seconds: 10 } },
-  });
-  const databaseId: string = created.body.id;
-  /** Samples i = offset .. offset + n - 1 at from + i * 10 s + shiftMs. */
-  const ingest = (offset: number, n: number, batch: string, shiftMs = 0) => {
-    const samples = Array.from({ length: n }, (_, k) => {
-      const i = offset + k;
-      const reachable = i % 5 !== 4;
-      return {
-        database_id: databaseId,
-        snapshot: makeSnapshot(new Date(from + i * 10_000 + shiftMs), {
-          reachable,
-          metrics: reachable
-            ? { cpu_usage: (i % 1000) / 7, connections: { active: i % 7, idle: 1, total: (i % 7) + 1, max: 10 } }
-            : { cpu_usage: null, connections: { active: null, idle: null, total: null, max: null } },
-        }),
-      };
-    });
-    for (let start = 0; start < samples.length; start += 1000) {
-      server.services.ingest.ingest({ kind: 'embedded' }, { batch_id: `${batch}-${String(start).padStart(8, '0')}`, samples: samples.slice(start, start + 1000) }, now);
-    }
-  };
-  ingest(0, 30 * 360 - 60, 'in-time');
+  const { tenant, databaseId, ingest } = await storedSamples(server, now, from, 30 * 360 - 60, (i) => (i % 1000) / 7);
   const history = async (resolution: string): Promise<Point[]> => {
     const query = `metrics=cpu_usage,connections.active&from=${new Date(from).toISOString()}&to=${now.toISOString()}&resolution=${resolution}`;
     const response = await server.request('GET', `/v1/databases/${databaseId}/metrics/history?${query}`, { key: tenant.key });

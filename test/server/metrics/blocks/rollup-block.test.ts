@@ -100,3 +100,15 @@ t.test('an empty block, and a block of an unknown version', async (t) => {
 t.test('a value too large for a block is refused', async (t) => {
   t.throws(() => encodeRollupBlock([{ ...rows[3]!, cpu_usage_max: 1e300 }], span, metrics), RangeError);
 });
+
+t.test('blocks of many different metric sets each read their own metrics', async (t) => {
+  const sets = Array.from({ length: 20 }, (_, n) => [{ column: `metric_${n}`, step: 1 }]);
+  const blocks = sets.map((set, n) =>
+    encodeRollupBlock([{ bucket: span.start, samples: 1, [`metric_${n}_avg`]: n, [`metric_${n}_min`]: n, [`metric_${n}_max`]: n, [`metric_${n}_count`]: 1 }], span, set),
+  );
+  for (const round of [1, 2]) {
+    for (const [n, block] of blocks.entries()) {
+      t.same(decodeRollupBlock(block, span, sets[n]!, false), [{ ts: span.start, [`metric_${n}_avg`]: n, [`metric_${n}_min`]: n, [`metric_${n}_max`]: n }], `set ${n}, round ${round}`);
+    }
+  }
+});
