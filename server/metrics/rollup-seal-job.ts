@@ -19,7 +19,7 @@ interface Pass {
 /**
  * Seals closed rollup spans into blocks, as a background job: per database and sealed resolution,
  * each span with rows that ended `sealGraceMs` ago or more and holds no sample the rollup job has
- * not folded yet, oldest first, one transaction per span. An installation upgraded in place has its
+ * not folded yet, oldest first, the spans of a slice in one transaction. An installation upgraded in place has its
  * existing rows sealed so, in slices, after start-up. A span a value too large for a block keeps its
  * rows. A late sample unseals its span (rollup-job.ts); a later pass seals it again.
  */
@@ -38,14 +38,17 @@ export class RollupSealJob implements BackgroundJob {
     const deadline = performance.now() + budgetMs;
     const pass = (this.#pass ??= { nowMs: now.getTime(), databases: this.databases.ids(), database: 0, resolution: 0, fromMs: 0 });
     try {
-      do {
-        if (pass.database === pass.databases.length) {
-          this.#pass = undefined;
-          return false;
-        }
-        this.#step(pass);
-      } while (performance.now() < deadline);
-      return true;
+      // A slice's spans in one transaction: a commit (and its fsync) a slice, each span whole or not at all.
+      return this.transaction(() => {
+        do {
+          if (pass.database === pass.databases.length) {
+            this.#pass = undefined;
+            return false;
+          }
+          this.#step(pass);
+        } while (performance.now() < deadline);
+        return true;
+      });
     } catch (error) {
       this.#pass = undefined;
       throw error;
@@ -67,7 +70,7 @@ export class RollupSealJob implements BackgroundJob {
     pass.fromMs = spanStart + resolution.spanMs;
     if (this.blocks.hasPending(databaseId, spanStart, pass.fromMs)) return;
     try {
-      this.transaction(() => this.blocks.seal(databaseId, resolution, spanStart));
+      this.blocks.seal(databaseId, resolution, spanStart);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
     }
