@@ -127,3 +127,16 @@ t.test('a span holding a value too large for a block keeps its rows', async (t) 
   t.same(spans(server), { '1m': 28, '5m': 1 }, 'the other hours sealed, and the day at 5m');
   t.equal(server.db.prepare("SELECT count(*) FROM sample_rollups WHERE resolution = '1m' AND bucket >= ? AND bucket < ?").pluck().get(lateHour, lateHour + hour), 60);
 });
+
+t.test('a slice that fails seals nothing of its spans, and the next pass starts over', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  await databaseWithSamples(server);
+  runPass(server.services.rollups, now);
+  server.db.exec("CREATE TRIGGER refuse_blocks BEFORE INSERT ON rollup_blocks WHEN (SELECT count(*) FROM rollup_blocks) >= 3 BEGIN SELECT RAISE(ABORT, 'refused'); END");
+  t.throws(() => runPass(server.services.rollupSeal, now), /refused/);
+  t.same(spans(server), {}, 'the slice rolled back whole');
+  server.db.exec('DROP TRIGGER refuse_blocks');
+  runPass(server.services.rollupSeal, now);
+  t.same(spans(server), { '1m': 29, '5m': 1 }, 'the next pass seals every closed span');
+});
