@@ -24,7 +24,7 @@ interface Pass {
  * rows. A late sample unseals its span (rollup-job.ts); a later pass seals it again.
  */
 export class RollupSealJob implements BackgroundJob {
-  readonly name = 'rollup-seal';
+  readonly name = 'rollup_seal';
   readonly periodMs = 60_000;
   #pass: Pass | undefined;
 

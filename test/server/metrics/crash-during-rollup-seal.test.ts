@@ -23,7 +23,7 @@ t.test('SIGKILL during a seal pass: each span rows or a block, every sample coun
   between.close();
 
   const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
-  await passEnded(server, 'rollup-seal');
+  await passEnded(server, 'rollup_seal');
   t.equal((await server.stop()).code, 0);
   const { db: after } = openStateDir(stateDir, undefined);
   t.teardown(() => after.close());

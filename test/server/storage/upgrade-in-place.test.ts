@@ -64,7 +64,7 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
   t.teardown(() => server.stop());
   t.ok(readdirSync(join(stateDir, 'backups')).length > 0, 'the previous database was backed up before migrating');
-  await passEnded(server, 'rollup-seal');
+  await passEnded(server, 'rollup_seal');
   const { db: reader } = openStateDir(stateDir, undefined);
   t.ok((reader.prepare("SELECT count(*) FROM rollup_blocks WHERE resolution = '1m'").pluck().get() as number) > 0, 'hours folded before the upgrade sealed');
   reader.close();
