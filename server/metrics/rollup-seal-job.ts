@@ -5,7 +5,7 @@ import { sealedResolutions, type RollupBlocks } from './rollup-blocks.js';
 import type { RetainedDatabases } from './retention-job.js';
 
 /** How long after its end a span waits before it is sealed: the rollup job's next passes fold what arrived in time. */
-export const sealGraceMs = 5 * 60_000;
+const sealGraceMs = 5 * 60_000;
 
 interface Pass {
   nowMs: number;
