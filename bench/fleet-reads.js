@@ -98,7 +98,8 @@ if (!flags['skip-bytes']) {
   const rawRows = db.prepare('SELECT count(*) FROM samples').pluck().get();
   const rawValues = rawRows * catalog.filter((metric) => metric.history.includes('raw')).length;
   const rawBytes = pagesOf('samples');
-  const rollupBytes = pagesOf('sample_rollups');
+  // With the sealed rollup spans, where the checkout has them.
+  const rollupBytes = (pagesOf('sample_rollups') ?? 0) + (pagesOf('rollup_blocks') ?? 0);
   out(`bytes per raw value: ${(rawBytes / rawValues).toFixed(1)} (samples with its indexes, ${(rawBytes / 2 ** 20).toFixed(0)} MiB, ${rawRows} rows)`);
   out(`bytes of rollups per raw value: ${(rollupBytes / rawValues).toFixed(1)} (${(rollupBytes / 2 ** 20).toFixed(0)} MiB); with raw: ${((rawBytes + rollupBytes) / rawValues).toFixed(1)}`);
 }

@@ -144,10 +144,11 @@ export function runJob(job, now) {
   }
 }
 
-/** Folds whatever is pending into the rollups, with the old synchronous call or by running the job's slices. */
+/** Folds whatever is pending into the rollups, with the old synchronous call or by running the job's slices, then seals their closed spans where the code does. */
 export function foldAll(services, now) {
   if (typeof services.rollups.fold === 'function') services.rollups.fold();
   else runJob(services.rollups, now);
+  if (services.rollupSeal !== undefined) runJob(services.rollupSeal, now);
 }
 
 /**

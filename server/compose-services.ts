@@ -188,6 +188,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       agents: agents.agents,
       ingest: metrics.ingest,
       rollups: metrics.rollups,
+      /** Seals closed rollup spans into blocks (a background job). */
+      rollupSeal: metrics.rollupSeal,
       retention: metrics.retention,
       /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
       queries: queries.queries,
@@ -209,7 +211,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
+    backgroundJobs: [metrics.rollups, metrics.rollupSeal, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */

@@ -9,7 +9,9 @@ import { metricsRoutes } from './metrics-routes.js';
 import { MetricsService } from './metrics-service.js';
 import type { RetentionMs } from './retention.js';
 import { RetentionJob, type RetainedDatabases } from './retention-job.js';
+import { RollupBlocks } from './rollup-blocks.js';
 import { RollupJob } from './rollup-job.js';
+import { RollupSealJob } from './rollup-seal-job.js';
 import { SamplesRepository } from './samples-repository.js';
 
 export interface MetricsDependencies {
@@ -30,16 +32,18 @@ export interface MetricsDependencies {
  * serve the ports of alert evaluation and the /metrics scrape.
  */
 export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction }: MetricsDependencies) {
-  const samples = new SamplesRepository(db, catalog);
-  const rollups = new RollupJob(db, catalog);
+  const blocks = new RollupBlocks(db, catalog);
+  const samples = new SamplesRepository(db, catalog, blocks);
+  const rollups = new RollupJob(db, catalog, blocks);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
   const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, catalog);
   const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,
     metrics,
-    /** Background jobs: folding new samples into the rollups, and retention of history and slow queries. */
+    /** Background jobs: folding new samples into the rollups, sealing their closed spans into blocks, and retention of history and slow queries. */
     rollups,
+    rollupSeal: new RollupSealJob(blocks, databases, transaction),
     retention: new RetentionJob(samples, queries, databases, retention, transaction),
     samples,
     routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [

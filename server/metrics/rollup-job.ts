@@ -1,12 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { historyMetrics, rollupResolutions, type MetricCatalog, type MetricDefinition } from '../../common/metric-catalog.js';
+import { historyMetrics, rollupResolutions, type MetricCatalog } from '../../common/metric-catalog.js';
 import type { BackgroundJob } from '../jobs/background-job.js';
 import type { Db } from '../storage/open-database.js';
-
-/** A rollup's `<column>_avg|_min|_max|_count` columns of these metrics. */
-export function rollupColumns(metrics: readonly MetricDefinition[]): string[] {
-  return metrics.flatMap((metric) => ['avg', 'min', 'max', 'count'].map((stat) => `${metric.column}_${stat}`));
-}
+import { rollupColumns } from './rollup-columns.js';
+import type { RollupBlocks } from './rollup-blocks.js';
 
 /** Pending rows read per unit of a slice: a few milliseconds' worth. */
 const scanChunk = 5_000;
@@ -26,7 +23,10 @@ interface Pass {
  * Folds newly stored samples into the rollups, as a background job. A pass finds the samples
  * stored since the last one by rowid (above the watermark), then per database recomputes each
  * 1 m bucket they fall in from the raw samples and each coarser bucket over them from the
- * resolution below (1m -> 5m -> 1h -> 1d), weighting means by their value counts. Late samples (an
+ * resolution below (1m -> 5m -> 1h -> 1d), weighting means by their value counts. A sealed span
+ * (rollup-blocks.ts) a recomputed bucket falls in goes back to rows first, in the same transaction:
+ * the 5m step then reads the 1m rows of the hour the 1m step unsealed, the 1h step the 5m rows of
+ * the day the 5m step unsealed; the seal job seals them again later. Late samples (an
  * agent's spool draining after an outage) so land in the right buckets with exact avg/min/max.
  * The watermark moves only when the whole pass is done: a pass cut short is done again.
  */
@@ -43,6 +43,7 @@ export class RollupJob implements BackgroundJob {
   constructor(
     private readonly db: Db,
     catalog: MetricCatalog,
+    private readonly blocks: RollupBlocks,
   ) {
     this.#watermark = db.prepare<[], number>('SELECT last_sample_id FROM rollup_watermark WHERE id = 1').pluck();
     this.#maxId = db.prepare<[], number | null>('SELECT max(id) FROM samples').pluck();
@@ -70,7 +71,7 @@ export class RollupJob implements BackgroundJob {
              })].join(', ')}
              FROM sample_rollups WHERE database_id = ? AND resolution = '${finer.name}' AND bucket >= ? AND bucket < ?
              GROUP BY bucket / ${resolution.ms}`;
-      return { width: resolution.ms, statement: db.prepare<[string, number, number]>(statement) };
+      return { resolution: resolution.name, width: resolution.ms, statement: db.prepare<[string, number, number]>(statement) };
     });
   }
 
@@ -118,8 +119,9 @@ export class RollupJob implements BackgroundJob {
   /** Every bucket over these finest buckets, finest resolution first; each run of adjacent buckets in one statement. */
   #fold(databaseId: string, finestBuckets: Set<number>): void {
     let buckets = [...finestBuckets];
-    for (const { width, statement } of this.#recompute) {
+    for (const { resolution, width, statement } of this.#recompute) {
       buckets = [...new Set(buckets.map((start) => Math.floor(start / width) * width))].sort((a, b) => a - b);
+      this.blocks.unsealOver(databaseId, resolution, buckets);
       for (let i = 0; i < buckets.length; ) {
         let end = i + 1;
         while (end < buckets.length && buckets[end] === buckets[end - 1]! + width) end++;

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { rollupResolutions, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
 import type { LatestSnapshotRow, SampleRow } from './sample-row.js';
-import { rollupColumns } from './rollup-job.js';
+import { RollupBlocks, sealedResolution } from './rollup-blocks.js';
+import { rollupColumns } from './rollup-columns.js';
 
 /** A sample as inserted: database, timestamp, reachability, the catalog's metrics in catalog order, latency source. */
 export type SampleValues = (string | number | null)[];
@@ -45,6 +46,7 @@ export class SamplesRepository {
   constructor(
     private readonly db: Db,
     catalog: MetricCatalog,
+    private readonly blocks = new RollupBlocks(db, catalog),
   ) {
     const sampleColumns = ['database_id', 'ts', 'reachable', ...catalog.map((metric) => metric.column), 'latency_source'];
     // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
@@ -171,9 +173,16 @@ export class SamplesRepository {
         return `SELECT ${['bucket AS ts', ...read].join(', ')} FROM sample_rollups
                 WHERE database_id = ? AND resolution = '${resolution}' AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT ?`;
       });
-    const series = folded(false).all(databaseId, fromMs, toMs, limit);
+    const sealed = sealedResolution(resolution);
+    // A span is rows or a block, never both: the first `limit` buckets are among the first `limit` of each.
+    const stored = (counted: boolean, from: number) => {
+      const rows = folded(counted).all(databaseId, from, toMs, limit);
+      const blockRows = sealed === undefined ? [] : this.blocks.read(databaseId, sealed, metrics, from, toMs, limit, counted);
+      return blockRows.length === 0 ? rows : [...blockRows, ...rows].sort((a, b) => a.ts! - b.ts!).slice(0, limit);
+    };
+    const series = stored(false, fromMs);
     if (pending.length === 0) return series;
-    const counted = folded(true).all(databaseId, pending[0]!.ts!, toMs, limit);
+    const counted = stored(true, pending[0]!.ts!);
     return mergeBuckets(series, counted, pending, metrics).slice(0, limit);
   }
 
@@ -182,9 +191,11 @@ export class SamplesRepository {
     return this.#expireRaw.run({ database_id: databaseId, cutoff: cutoffMs, limit }).changes;
   }
 
-  /** Drops up to `limit` of a database's buckets of one resolution older than the cutoff. */
+  /** Drops up to `limit` of a database's buckets of one resolution older than the cutoff, and about `limit` of its sealed spans that end by it; returns how many. */
   expireRollups(databaseId: string, resolution: RollupResolution, cutoffMs: number, limit: number): number {
-    return this.#expireRollups.run({ database_id: databaseId, resolution, cutoff: cutoffMs, limit }).changes;
+    const sealed = sealedResolution(resolution);
+    const spans = sealed === undefined ? 0 : this.blocks.expire(databaseId, sealed, cutoffMs, limit);
+    return spans + this.#expireRollups.run({ database_id: databaseId, resolution, cutoff: cutoffMs, limit }).changes;
   }
 
   /** Drops about `limit` batch ids received before the cutoff (more when several share the last instant). */

@@ -1,42 +1,15 @@
 import t from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
 import { runPass } from '../../../server/jobs/background-job.js';
-import { makeSnapshot } from '../../helpers/snapshot-factory.js';
-import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { databaseWithSamples as storedSamples } from '../../helpers/database-with-samples.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 const minute = 60_000;
 const hour = 60 * minute;
 const now = new Date('2026-11-22T12:00:00Z');
 
 /** A database with `count` samples every 10 s from `from`: cpu = i, connections.active = i % 7, one in five unreachable. */
-async function databaseWithSamples(server: TestServer, from: number, count: number) {
-  const tenant = createTenant(server.services, now);
-  const created = await server.request('POST', '/v1/databases', {
-    key: tenant.key,
-    body: { name: 'r', type: 'postgresql', connection: { host: 'h', database: 'd', username: 'u' }, monitoring: { interval_seconds: 10 } },
-  });
-  const databaseId: string = created.body.id;
-  const ingest = (offset: number, n: number, batch: string, shiftMs = 0) => {
-    const samples = Array.from({ length: n }, (_, k) => {
-      const i = offset + k;
-      const reachable = i % 5 !== 4;
-      return {
-        database_id: databaseId,
-        snapshot: makeSnapshot(new Date(from + i * 10_000 + shiftMs), {
-          reachable,
-          metrics: reachable
-            ? { cpu_usage: i, connections: { active: i % 7, idle: 1, total: (i % 7) + 1, max: 10 } }
-            : { cpu_usage: null, connections: { active: null, idle: null, total: null, max: null } },
-        }),
-      };
-    });
-    for (let start = 0; start < samples.length; start += 500) {
-      server.services.ingest.ingest({ kind: 'embedded' }, { batch_id: `${batch}-${String(start).padStart(8, '0')}`, samples: samples.slice(start, start + 500) }, now);
-    }
-  };
-  ingest(0, count, `${databaseId}-first`);
-  return { tenant, databaseId, ingest };
-}
+const databaseWithSamples = (server: TestServer, from: number, count: number) => storedSamples(server, now, from, count);
 
 t.test('history reads the same before and after a fold, never writes, and folds coarse buckets from fine ones', async (t) => {
   const server = await startTestServer({ now });
