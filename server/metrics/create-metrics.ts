@@ -11,6 +11,7 @@ import type { RetentionMs } from './retention.js';
 import { RetentionJob, type RetainedDatabases } from './retention-job.js';
 import { RollupJob } from './rollup-job.js';
 import { SamplesRepository } from './samples-repository.js';
+import { SealJob } from './seal-job.js';
 
 export interface MetricsDependencies {
   db: Db;
@@ -38,8 +39,9 @@ export function createMetrics({ db, catalog, retention, databases, agents, queri
   return {
     ingest,
     metrics,
-    /** Background jobs: folding new samples into the rollups, and retention of history and slow queries. */
+    /** Background jobs: folding new samples into the rollups, sealing closed hours into blocks, and retention of history and slow queries. */
     rollups,
+    seal: new SealJob(samples, databases, transaction),
     retention: new RetentionJob(samples, queries, databases, retention, transaction),
     samples,
     routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [
