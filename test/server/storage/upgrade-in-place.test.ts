@@ -1,18 +1,20 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
 import { runPass } from '../../../server/jobs/background-job.js';
 import { composeServices } from '../../../server/compose-services.js';
-import { openStateDir } from '../../../server/state-dir.js';
+import { databaseFileName, openStateDir } from '../../../server/state-dir.js';
 import { migrate } from '../../../server/storage/migrate.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
+import { passEnded } from '../../helpers/crash-state.js';
 import { spawnServer } from '../../helpers/spawn-server.js';
 import { createTenant } from '../../helpers/test-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 // A state directory of the schema before migration 0009 (rollups without value counts, none of
-// 0030's engine counter rates), with
+// 0030's engine counter rates, no 0031 sealed hours), with
 // folded and not yet folded samples, opened by the built server: every value reads back.
 
 const minute = 60_000;
@@ -50,7 +52,9 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   }
   const dropped = metricCatalog.map((metric) => `${metric.column}_count`);
   for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
-  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30)');
+  // And before 0031: raw samples only as rows.
+  db.exec('DROP TABLE sample_hours');
+  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30, 31)');
   const rawRows = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all() as {
     database_id: string;
     ts: number;
@@ -62,6 +66,12 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
   t.teardown(() => server.stop());
   t.ok(readdirSync(join(stateDir, 'backups')).length > 0, 'the previous database was backed up before migrating');
+  // The rows of the closed hours are sealed by the seal job after start-up: the reads below read their blocks.
+  await passEnded(server, 'seal');
+  const state = new Database(join(stateDir, databaseFileName), { readonly: true });
+  const sealedHours = state.prepare('SELECT count(*) FROM sample_hours').pluck().get() as number;
+  state.close();
+  t.ok(sealedHours >= 2 * databaseIds.length, `the closed hours are sealed (${sealedHours})`);
   const history = async (id: string, resolution: string) => {
     const query = `metrics=cpu_usage,connections.active&from=${new Date(from).toISOString()}&to=${now.toISOString()}&resolution=${resolution}`;
     const response = await fetch(`${server.url}/v1/databases/${id}/metrics/history?${query}`, { headers: { authorization: `Bearer ${tenant.key}` } });
