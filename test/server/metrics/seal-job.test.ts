@@ -180,3 +180,52 @@ t.test('retention drops the sealed hours that ended by its cutoff; deleting the 
   t.equal(deleted.status, 204);
   t.equal(blocks(server).length, 0, 'the database’s sealed hours go with it');
 });
+
+t.test('rates over sealed samples weigh as SQL does: no query rate, a zero rate, no latency; and a reach found nowhere', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  const { databaseId } = await fleetOfOne(server);
+  server.db.prepare('DELETE FROM samples').run();
+  const samples = new SamplesRepository(server.db, metricCatalog);
+  const column = (path: string) => metricCatalog.findIndex((metric) => metric.path === path);
+  const values = (ts: number, qps: number | null, latency: number | null, source: string | null, reachable = 1) => {
+    const row: (string | number | null)[] = [databaseId, ts, reachable, ...metricCatalog.map(() => null), source];
+    row[3 + column('throughput.queries_per_second')] = qps;
+    row[3 + column('latency.avg_query_time_ms')] = latency;
+    row[3 + column('latency.p95_query_time_ms')] = latency;
+    return row;
+  };
+  const seven = Date.parse('2026-11-22T07:00:00Z');
+  const rows = [
+    values(seven + 10_000, null, 5, 'histogram'),
+    values(seven + 20_000, 0, 7, 'histogram'),
+    values(seven + 30_000, 4, null, null),
+    values(seven + 40_000, 2, 3.5, 'histogram'),
+    values(seven + 50_000, 3, 1.25, 'estimate', 0),
+  ];
+  for (const row of rows) t.ok(samples.insert(row));
+  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  const read = () => ({
+    rates: samples.rangeRates(databaseId, seven, seven + hour),
+    none: samples.lastReachedBefore(databaseId, seven + 10_000),
+  });
+  const before = read();
+  t.ok(samples.sealOldestHour(databaseId, now.getTime()));
+  t.equal(rowCount(server), 0);
+  checkClose(t, read(), before, 'rates and reaches');
+  t.equal(before.rates.latency_source, 'histogram');
+  t.equal(before.none, undefined);
+});
+
+t.test('a seal that fails ends its pass; the next pass starts over', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  const { databaseId } = await fleetOfOne(server);
+  runPass(server.services.rollups, now);
+  // A block where rows are: a state no code of this server writes.
+  server.db.prepare('INSERT INTO sample_hours (database_id, hour, block) VALUES (?, ?, ?)').run(databaseId, Date.parse('2026-11-22T07:00:00Z'), Buffer.from([1]));
+  t.throws(() => server.services.seal.slice(now, 1_000), /UNIQUE/);
+  server.db.prepare('DELETE FROM sample_hours').run();
+  runPass(server.services.seal, now);
+  t.equal(blocks(server).length, 4, 'the next pass seals every closed hour');
+});
