@@ -26,12 +26,18 @@ try {
   const holds = [];
   if (services.seal !== undefined) {
     const started = performance.now();
-    for (let more = true; more; ) {
-      const sliceStarted = performance.now();
-      more = services.seal.slice(now, sliceBudgetMs);
-      holds.push(performance.now() - sliceStarted);
+    const sealedHours = db.prepare('SELECT count(*) FROM sample_hours').pluck();
+    let passes = 0;
+    // A pass seals a bounded number of hours: passes until one seals nothing.
+    for (let before = -1; before !== sealedHours.get(); passes++) {
+      before = sealedHours.get();
+      for (let more = true; more; ) {
+        const sliceStarted = performance.now();
+        more = services.seal.slice(now, sliceBudgetMs);
+        holds.push(performance.now() - sliceStarted);
+      }
     }
-    out(`seal pass: ${holds.length} slices in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    out(`seal: ${passes} passes, ${holds.length} slices in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   db.pragma('wal_checkpoint(TRUNCATE)');
   const tables = ['samples', 'sample_hours'].filter((name) => db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(name) !== undefined);

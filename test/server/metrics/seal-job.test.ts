@@ -2,6 +2,7 @@ import t, { type Test } from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
 import { runPass } from '../../../server/jobs/background-job.js';
 import { SamplesRepository } from '../../../server/metrics/samples-repository.js';
+import { SealJob } from '../../../server/metrics/seal-job.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
@@ -228,4 +229,16 @@ t.test('a seal that fails ends its pass; the next pass starts over', async (t) =
   server.db.prepare('DELETE FROM sample_hours').run();
   runPass(server.services.seal, now);
   t.equal(blocks(server).length, 4, 'the next pass seals every closed hour');
+});
+
+t.test('a pass seals a bounded number of hours; the next goes on', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  const { databaseId } = await fleetOfOne(server);
+  runPass(server.services.rollups, now);
+  const job = new SealJob(new SamplesRepository(server.db, metricCatalog), { ids: () => [databaseId] }, (work) => server.db.transaction(work)(), 3);
+  runPass(job, now);
+  t.equal(blocks(server).length, 3, 'three hours in the first pass');
+  runPass(job, now);
+  t.equal(blocks(server).length, 4, 'the rest in the next');
 });
