@@ -84,7 +84,14 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     retryPolicy: options.webhookRetryPolicy,
     transaction,
   });
-  const queries = createQueries({ db, retentionMs: retention.raw, databases: { ids: () => databases.databases.ids() }, transaction });
+  const queries = createQueries({
+    db,
+    retentionMs: retention.raw,
+    databases: { ids: () => databases.databases.ids() },
+    // Created below: the samples are read only once requests and jobs run.
+    samples: { lastReachedBefore: (databaseId, beforeMs) => metrics.samples.lastReachedBefore(databaseId, beforeMs) },
+    transaction,
+  });
   // Databases call back into agents, alerts and optimizations, made after them: bound here, called only later.
   const databases = createDatabases({
     db,
@@ -190,6 +197,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       rollups: metrics.rollups,
       /** Seals closed rollup spans into blocks (a background job). */
       rollupSeal: metrics.rollupSeal,
+      /** Seals closed hours of raw samples into blocks (a background job). */
+      seal: metrics.seal,
       retention: metrics.retention,
       /** Slow queries; `queries.expire(now)` applies their retention (that of raw samples). */
       queries: queries.queries,
@@ -211,7 +220,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
-    backgroundJobs: [metrics.rollups, metrics.rollupSeal, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
+    backgroundJobs: [metrics.rollups, metrics.rollupSeal, metrics.seal, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,
     /** What the /metrics scrape reads, besides the clock. */

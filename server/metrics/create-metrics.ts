@@ -13,6 +13,7 @@ import { RollupBlocks } from './rollup-blocks.js';
 import { RollupJob } from './rollup-job.js';
 import { RollupSealJob } from './rollup-seal-job.js';
 import { SamplesRepository } from './samples-repository.js';
+import { SealJob } from './seal-job.js';
 
 export interface MetricsDependencies {
   db: Db;
@@ -41,9 +42,10 @@ export function createMetrics({ db, catalog, retention, databases, agents, queri
   return {
     ingest,
     metrics,
-    /** Background jobs: folding new samples into the rollups, sealing their closed spans into blocks, and retention of history and slow queries. */
+    /** Background jobs: folding new samples into the rollups, sealing closed hours of raw samples and closed rollup spans into blocks, and retention of history and slow queries. */
     rollups,
     rollupSeal: new RollupSealJob(blocks, databases, transaction),
+    seal: new SealJob(samples, databases, transaction),
     retention: new RetentionJob(samples, queries, databases, retention, transaction),
     samples,
     routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [

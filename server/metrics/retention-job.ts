@@ -13,6 +13,8 @@ export interface RetainedDatabases {
 
 /** Rows one delete takes at most: a few milliseconds' worth. */
 const chunk = 500;
+/** Sealed hours (blocks of about 360 samples) one delete takes at most. */
+const hourChunk = 10;
 
 interface Pass {
   nowMs: number;
@@ -22,7 +24,8 @@ interface Pass {
 }
 
 /**
- * Drops what is past retention, as a background job: per database its raw samples, its buckets of
+ * Drops what is past retention, as a background job: per database its raw samples (rows, then the
+ * sealed hours that ended by the cutoff: a straddling hour waits, its reads filter by time), its buckets of
  * each rollup resolution and its slow-query intervals, then the batch ids (kept as long as raw
  * samples, the longest an agent retry can matter). Every delete is a range of a key that starts
  * with the database (or the receipt time), oldest first, in chunks.
@@ -43,6 +46,7 @@ export class RetentionJob implements BackgroundJob {
   ) {
     this.#steps = [
       (databaseId, nowMs) => samples.expireRaw(databaseId, nowMs - retention.raw, chunk) >= chunk,
+      (databaseId, nowMs) => samples.expireSealedHours(databaseId, nowMs - retention.raw, hourChunk) >= hourChunk,
       ...rollupResolutions.map(
         ({ name }) =>
           (databaseId: string, nowMs: number) => samples.expireRollups(databaseId, name, nowMs - retention[name], chunk) >= chunk,

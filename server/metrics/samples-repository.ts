@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import { rollupResolutions, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
+import { hourMs, type HourSample } from './blocks/hour-block.js';
 import type { LatestSnapshotRow, SampleRow } from './sample-row.js';
 import { RollupBlocks, sealedResolution } from './rollup-blocks.js';
 import { rollupColumns } from './rollup-columns.js';
+import { hourOf, SealedHours } from './sealed-hours.js';
 
 /** A sample as inserted: database, timestamp, reachability, the catalog's metrics in catalog order, latency source. */
 export type SampleValues = (string | number | null)[];
@@ -28,6 +30,9 @@ interface RangeDelete {
 
 const maxSeriesStatements = 256;
 
+/** A bound below every timestamp, for SQL (which takes no -Infinity from a number). */
+const beforeAll = Number.MIN_SAFE_INTEGER;
+
 export class SamplesRepository {
   readonly #insert;
   readonly #markBatch;
@@ -36,19 +41,29 @@ export class SamplesRepository {
   readonly #lastReached;
   readonly #latestSnapshots;
   readonly #latestOfEach;
-  readonly #rates;
   readonly #expireRaw;
   readonly #expireRollups;
   readonly #expireBatches;
+  readonly #oldestTs;
+  readonly #hourRows;
+  readonly #deleteHour;
+  readonly #watermark;
+  readonly #newestSealedHours;
+  readonly #sealed;
+  readonly #sampleColumns: string[];
+  readonly #rateColumns: string[];
+  readonly #rangeSums;
   /** Statements that read only the columns asked for, by resolution and columns. */
   readonly #series = new Map<string, Database.Statement<unknown[], SeriesRow>>();
 
   constructor(
     private readonly db: Db,
-    catalog: MetricCatalog,
+    private readonly catalog: MetricCatalog,
     private readonly blocks = new RollupBlocks(db, catalog),
   ) {
     const sampleColumns = ['database_id', 'ts', 'reachable', ...catalog.map((metric) => metric.column), 'latency_source'];
+    this.#sampleColumns = sampleColumns;
+    this.#sealed = new SealedHours(db, catalog);
     // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
     this.#insert = db.prepare<[SampleValues]>(
       `INSERT OR IGNORE INTO samples (${sampleColumns.join(', ')})
@@ -64,23 +79,28 @@ export class SamplesRepository {
          error = excluded.error, counters = excluded.counters, collectors = excluded.collectors
        WHERE excluded.ts > latest_snapshots.ts`,
     );
-    this.#latest = db.prepare<[string], SampleRow>('SELECT * FROM samples WHERE database_id = ? ORDER BY ts DESC LIMIT 1');
-    // Walks the database's samples back from the newest: one row while it is reachable, its outage's rows while it is not.
+    // The columns a sealed sample has too (not the row id).
+    this.#latest = db.prepare<[string], SampleRow>(`SELECT ${sampleColumns.join(', ')} FROM samples WHERE database_id = ? ORDER BY ts DESC LIMIT 1`);
+    // Walks the database's samples back from `before`: one row while it is reachable, its outage's rows while it is not.
     this.#lastReached = db
-      .prepare<[string], number>('SELECT ts FROM samples WHERE database_id = ? AND reachable = 1 ORDER BY ts DESC LIMIT 1')
+      .prepare<[string, number], number>('SELECT ts FROM samples WHERE database_id = ? AND ts < ? AND reachable = 1 ORDER BY ts DESC LIMIT 1')
       .pluck();
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
     // One statement for what latest() reads per database: every database with samples has a latest snapshot.
     this.#latestOfEach = db.prepare<[], SampleRow>(
-      'SELECT s.* FROM latest_snapshots l CROSS JOIN samples s WHERE s.rowid = (SELECT rowid FROM samples WHERE database_id = l.database_id ORDER BY ts DESC LIMIT 1)',
+      `SELECT ${sampleColumns.map((column) => `s.${column}`).join(', ')} FROM latest_snapshots l CROSS JOIN samples s WHERE s.rowid = (SELECT rowid FROM samples WHERE database_id = l.database_id ORDER BY ts DESC LIMIT 1)`,
     );
-    // Rates average over the samples in range; latencies weight each interval by its query rate,
-    // which makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
-    // The range's latency is a histogram's only when every interval that weighs in was.
-    this.#rates = db.prepare<[string, number, number], RangeRates>(
-      `SELECT count(*) AS samples, ${rangeAggregates(catalog).join(', ')}
-       FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
+    this.#rateColumns = rateColumns(catalog);
+    this.#rangeSums = db.prepare<[string, number, number], RangeSums>(
+      `SELECT count(*) AS samples, ${rangeSums(catalog).join(', ')} FROM samples WHERE database_id = ? AND ts > ? AND ts <= ? AND reachable = 1`,
     );
+    this.#newestSealedHours = db.prepare<[], { database_id: string; hour: number | null }>(
+      'SELECT database_id, (SELECT max(hour) FROM sample_hours h WHERE h.database_id = l.database_id) AS hour FROM latest_snapshots l',
+    );
+    this.#oldestTs = db.prepare<[string], number | null>('SELECT min(ts) FROM samples WHERE database_id = ?').pluck();
+    this.#hourRows = db.prepare<[string, number, number], SampleRow & { id: number }>('SELECT * FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts');
+    this.#deleteHour = db.prepare<[string, number, number]>('DELETE FROM samples WHERE database_id = ? AND ts >= ? AND ts < ?');
+    this.#watermark = db.prepare<[], number>('SELECT last_sample_id FROM rollup_watermark WHERE id = 1').pluck();
     this.#expireRaw = db.prepare<RangeDelete & { database_id: string }>(
       `DELETE FROM samples WHERE database_id = @database_id AND ts < @cutoff AND ts <= coalesce(
          (SELECT ts FROM samples WHERE database_id = @database_id AND ts < @cutoff ORDER BY ts LIMIT 1 OFFSET @limit - 1), @cutoff)`,
@@ -101,8 +121,20 @@ export class SamplesRepository {
     return this.#markBatch.run(source, batchId, receivedAtMs).changes === 1;
   }
 
-  /** False when a sample with this database and timestamp exists already. */
+  /**
+   * False when a sample with this database and timestamp exists already. A sample for a sealed hour
+   * (an agent's spool draining late) first turns that hour back into rows, which the rollup job then
+   * folds again and the seal job seals again.
+   */
   insert(values: SampleValues): boolean {
+    const databaseId = values[0] as string;
+    const ts = values[1] as number;
+    const sealed = this.#sealed.hourAt(databaseId, ts);
+    if (sealed !== undefined) {
+      if (sealed.some((sample) => sample.ts === ts)) return false;
+      this.#sealed.unseal(databaseId, ts);
+      for (const sample of sealed) this.#insert.run(this.#sampleColumns.map((column) => (column === 'database_id' ? databaseId : sample[column]!)));
+    }
     return this.#insert.run(values).changes === 1;
   }
 
@@ -112,42 +144,70 @@ export class SamplesRepository {
   }
 
   latest(databaseId: string): SampleRow | undefined {
-    return this.#latest.get(databaseId);
+    const row = this.#latest.get(databaseId);
+    return this.#newerSealed(databaseId, row) ?? row;
   }
 
   /** The newest sample of every database that has one. */
   latestOfEach(): SampleRow[] {
-    return this.#latestOfEach.all();
+    const rows = new Map(this.#latestOfEach.all().map((row) => [row.database_id, row]));
+    for (const { database_id, hour } of this.#newestSealedHours.all()) {
+      const row = rows.get(database_id);
+      if (hour === null || hour < (row?.ts ?? beforeAll)) continue;
+      const sealed = this.#newerSealed(database_id, row);
+      if (sealed !== undefined) rows.set(database_id, sealed);
+    }
+    return [...rows.values()];
   }
 
   /** When a collection last reached the database (ms), among the samples retention keeps. */
   lastReachedAt(databaseId: string): number | undefined {
-    return this.#lastReached.get(databaseId);
+    return this.lastReachedBefore(databaseId, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The newest sample before `beforeMs` whose collection reached the database (ms): where a statement interval starts. */
+  lastReachedBefore(databaseId: string, beforeMs: number): number | undefined {
+    const row = this.#lastReached.get(databaseId, beforeMs);
+    // Rows and blocks never share an hour: a sealed hour after the newest such row is after that row.
+    return this.#sealed.newest(databaseId, row ?? beforeAll, beforeMs, [], (sample) => sample.reachable === 1)?.ts ?? row;
   }
 
   /** Every sample of a database from `fromMs` on, oldest first, with its reachability and these metrics' values: what alert evaluation reads. */
   since(databaseId: string, fromMs: number, metrics: readonly MetricDefinition[]): (SeriesRow & { ts: number; reachable: number })[] {
     const columns = ['ts', 'reachable', ...metrics.map((metric) => metric.column)];
-    return this.#statement(`since ${columns.join(',')}`, () => `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts`).all(
+    const rows = this.#statement(`since ${columns.join(',')}`, () => `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts`).all(
       databaseId,
       fromMs,
     ) as (SeriesRow & { ts: number; reachable: number })[];
+    const sealed = this.#sealed.samples(databaseId, fromMs, Number.MAX_SAFE_INTEGER, columns.slice(2));
+    return sealed.length === 0 ? rows : inTimeOrder(rows, sealed.map((sample) => pick(sample, columns) as SeriesRow & { ts: number; reachable: number }));
   }
 
   latestSnapshots(): LatestSnapshotRow[] {
     return this.#latestSnapshots.all();
   }
 
+  /**
+   * Rates average over the reachable samples in (from, to]; latencies weight each interval by its
+   * query rate, which makes the average exact and the percentiles a throughput-weighted mean of
+   * interval percentiles. The range's latency is a histogram's only when every interval that weighs in was.
+   */
   rangeRates(databaseId: string, fromMs: number, toMs: number): RangeRates {
-    return this.#rates.get(databaseId, fromMs, toMs)!;
+    const sums = this.#rangeSums.get(databaseId, fromMs, toMs)!;
+    for (const sample of this.#sealed.samples(databaseId, fromMs + 1, toMs + 1, this.#rateColumns)) {
+      if (sample.reachable === 1) addToSums(sums, sample, this.catalog);
+    }
+    return ratesOf(sums, this.catalog);
   }
 
   /** These metrics' values of the first `limit` samples in [from, to), oldest first. */
   rawSeries(databaseId: string, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
     const columns = ['ts', ...metrics.map((metric) => metric.column)];
-    return this.#statement(`raw ${columns.join(',')}`, () =>
+    const rows = this.#statement(`raw ${columns.join(',')}`, () =>
       `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? AND ts < ? ORDER BY ts LIMIT ?`,
     ).all(databaseId, fromMs, toMs, limit);
+    const sealed = this.#sealed.samples(databaseId, fromMs, toMs, columns.slice(1), limit);
+    return sealed.length === 0 ? rows : inTimeOrder(rows, sealed.map((sample) => pick(sample, columns))).slice(0, limit);
   }
 
   /**
@@ -191,6 +251,29 @@ export class SamplesRepository {
     return this.#expireRaw.run({ database_id: databaseId, cutoff: cutoffMs, limit }).changes;
   }
 
+  /** Drops up to `limit` of a database's sealed hours that ended by the cutoff, oldest first; returns how many. */
+  expireSealedHours(databaseId: string, cutoffMs: number, limit: number): number {
+    return this.#sealed.expire(databaseId, cutoffMs, limit);
+  }
+
+  /**
+   * Seals a database's oldest hour of rows into a block, if that hour ended by `endedByMs` and the
+   * rollup job has folded all its rows (it reads raw rows); false when there is none such. The
+   * caller holds the transaction: the block replaces the rows at once.
+   */
+  sealOldestHour(databaseId: string, endedByMs: number): boolean {
+    const oldest = this.#oldestTs.get(databaseId)!;
+    if (oldest === null) return false;
+    const hour = hourOf(oldest);
+    if (hour + hourMs > endedByMs) return false;
+    const rows = this.#hourRows.all(databaseId, hour, hour + hourMs);
+    const watermark = this.#watermark.get()!;
+    if (rows.some((row) => row.id > watermark)) return false;
+    this.#sealed.seal(databaseId, hour, rows as unknown as HourSample[]);
+    this.#deleteHour.run(databaseId, hour, hour + hourMs);
+    return true;
+  }
+
   /** Drops up to `limit` of a database's buckets of one resolution older than the cutoff, and about `limit` of its sealed spans that end by it; returns how many. */
   expireRollups(databaseId: string, resolution: RollupResolution, cutoffMs: number, limit: number): number {
     const sealed = sealedResolution(resolution);
@@ -201,6 +284,12 @@ export class SamplesRepository {
   /** Drops about `limit` batch ids received before the cutoff (more when several share the last instant). */
   expireBatches(cutoffMs: number, limit: number): number {
     return this.#expireBatches.run({ cutoff: cutoffMs, limit }).changes;
+  }
+
+  /** The newest sealed sample of a database when it is newer than this row (or there is no row), with every catalog column. */
+  #newerSealed(databaseId: string, row: SampleRow | undefined): SampleRow | undefined {
+    const sample = this.#sealed.newest(databaseId, row?.ts ?? beforeAll, Number.MAX_SAFE_INTEGER, this.#sampleColumns.slice(3, -1), () => true);
+    return sample === undefined ? undefined : ({ database_id: databaseId, ...sample } as SampleRow);
   }
 
   #statement(key: string, sql: () => string): Database.Statement<unknown[], SeriesRow> {
@@ -250,26 +339,80 @@ function extreme(pick: (a: number, b: number) => number, a: number | null, b: nu
   return a === null ? b : b === null ? a : pick(a, b);
 }
 
+/** Two series of distinct times as one, oldest first. */
+function inTimeOrder<Row extends SeriesRow>(rows: Row[], sealed: Row[]): Row[] {
+  return [...rows, ...sealed].sort((a, b) => a.ts! - b.ts!);
+}
+
+function pick(sample: HourSample, columns: readonly string[]): SeriesRow {
+  const row: SeriesRow = {};
+  for (const column of columns) row[column] = sample[column] as number | null;
+  return row;
+}
+
 /**
- * Rates average over the samples in range; latencies weight each interval by their rate, which
- * makes the average exact and the percentiles a throughput-weighted mean of interval percentiles.
- * The range's latency is a histogram's only when every interval that weighs in was.
+ * What rangeRates adds up over its samples, so that rows (in SQL) and sealed hours (here) add to
+ * one answer: per rate its sum and count; per latency its rate-weighted sum and the weights where
+ * it has a value; how many intervals weigh in on the latency source, and how many of them by histogram.
  */
-function rangeAggregates(catalog: MetricCatalog): string[] {
-  const columnOf = (path: string) => catalog.find((metric) => metric.path === path)!.column;
+type RangeSums = Record<string, number | null> & { samples: number; weighs: number | null; histograms: number | null };
+
+const sumOf = (column: string) => `${column}_sum`;
+const countOf = (column: string) => `${column}_n`;
+
+function columnOf(catalog: MetricCatalog, path: string): string {
+  return catalog.find((metric) => metric.path === path)!.column;
+}
+
+/** The columns rangeRates reads: the rates, the latencies and what weighs them. */
+function rateColumns(catalog: MetricCatalog): string[] {
+  const columns = catalog.filter((metric) => metric.kind === 'rate' || metric.kind === 'latency').map((metric) => metric.column);
+  const weights = catalog.filter((metric) => metric.kind === 'latency').map((metric) => columnOf(catalog, metric.weightedBy!));
+  return [...new Set([...columns, ...weights])];
+}
+
+function rangeSums(catalog: MetricCatalog): string[] {
   const latencies = catalog.filter((metric) => metric.kind === 'latency');
-  const aggregates = catalog.flatMap((metric) => {
-    if (metric.kind === 'rate') return [`avg(${metric.column}) AS ${metric.column}`];
+  const sums = catalog.flatMap((metric) => {
+    const c = metric.column;
+    if (metric.kind === 'rate') return [`sum(${c}) AS ${sumOf(c)}`, `count(${c}) AS ${countOf(c)}`];
     if (metric.kind !== 'latency') return [];
-    const weight = columnOf(metric.weightedBy!);
-    return [`sum(${metric.column} * ${weight}) / nullif(sum(CASE WHEN ${metric.column} IS NOT NULL THEN ${weight} END), 0) AS ${metric.column}`];
+    const weight = columnOf(catalog, metric.weightedBy!);
+    return [`sum(${c} * ${weight}) AS ${sumOf(c)}`, `sum(CASE WHEN ${c} IS NOT NULL THEN ${weight} END) AS ${countOf(c)}`];
   });
-  if (latencies.length === 0) return [...aggregates, 'NULL AS latency_source'];
-  const weighsIn = `${columnOf(latencies[0]!.weightedBy!)} > 0 AND coalesce(${latencies.map((metric) => metric.column).join(', ')}) IS NOT NULL`;
-  return [
-    ...aggregates,
-    `CASE WHEN sum(${weighsIn}) > 0
-       THEN CASE WHEN sum(${weighsIn} AND latency_source = 'histogram') = sum(${weighsIn}) THEN 'histogram' ELSE 'estimate' END
-     END AS latency_source`,
-  ];
+  if (latencies.length === 0) return [...sums, 'NULL AS weighs', 'NULL AS histograms'];
+  const weighsIn = `${columnOf(catalog, latencies[0]!.weightedBy!)} > 0 AND coalesce(${latencies.map((metric) => metric.column).join(', ')}) IS NOT NULL`;
+  return [...sums, `sum(${weighsIn}) AS weighs`, `sum(${weighsIn} AND latency_source = 'histogram') AS histograms`];
+}
+
+/** Adds a sealed sample to the sums as the SQL of rangeSums would (NULLs left out). */
+function addToSums(sums: RangeSums, sample: HourSample, catalog: MetricCatalog): void {
+  const add = (key: string, value: number) => (sums[key] = (sums[key] ?? 0) + value);
+  const latencies = catalog.filter((metric) => metric.kind === 'latency');
+  sums.samples++;
+  for (const metric of catalog) {
+    const value = sample[metric.column] as number | null;
+    if (value === null || (metric.kind !== 'rate' && metric.kind !== 'latency')) continue;
+    const weight = metric.kind === 'rate' ? 1 : (sample[columnOf(catalog, metric.weightedBy!)] as number | null);
+    if (weight === null) continue;
+    add(sumOf(metric.column), value * (metric.kind === 'rate' ? 1 : weight));
+    add(countOf(metric.column), weight);
+  }
+  if (latencies.length === 0) return;
+  const weight = sample[columnOf(catalog, latencies[0]!.weightedBy!)] as number | null;
+  if (weight === null) return;
+  const weighsIn = weight > 0 && latencies.some((metric) => sample[metric.column] !== null) ? 1 : 0;
+  add('weighs', weighsIn);
+  add('histograms', weighsIn && sample.latency_source === 'histogram' ? 1 : 0);
+}
+
+function ratesOf(sums: RangeSums, catalog: MetricCatalog): RangeRates {
+  const rates: RangeRates = { samples: sums.samples, latency_source: null };
+  for (const metric of catalog) {
+    if (metric.kind !== 'rate' && metric.kind !== 'latency') continue;
+    const count = sums[countOf(metric.column)] ?? null;
+    rates[metric.column] = count === null || count === 0 ? null : sums[sumOf(metric.column)]! / count;
+  }
+  if (sums.weighs !== null && sums.weighs > 0) rates.latency_source = sums.histograms === sums.weighs ? 'histogram' : 'estimate';
+  return rates;
 }

@@ -1,13 +1,25 @@
 import type { DatabasesService } from '../databases/databases-service.js';
 import type { Db, Transaction } from '../storage/open-database.js';
-import { QueriesRepository } from './queries-repository.js';
+import { QueriesRepository, type ReachedSamples } from './queries-repository.js';
 import { queriesRoutes } from './queries-routes.js';
 import { QueriesService } from './queries-service.js';
 import { StatementFoldJob, type StatementDatabases } from './statement-fold-job.js';
 
 /** Slow queries: statement intervals kept as long as raw samples (`retentionMs`), folded into hours by `fold`. */
-export function createQueries({ db, retentionMs, databases, transaction }: { db: Db; retentionMs: number; databases: StatementDatabases; transaction: Transaction }) {
-  const repository = new QueriesRepository(db);
+export function createQueries({
+  db,
+  retentionMs,
+  databases,
+  samples,
+  transaction,
+}: {
+  db: Db;
+  retentionMs: number;
+  databases: StatementDatabases;
+  samples: ReachedSamples;
+  transaction: Transaction;
+}) {
+  const repository = new QueriesRepository(db, samples);
   const queries = new QueriesService(repository, retentionMs);
   return {
     queries,

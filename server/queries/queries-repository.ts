@@ -71,13 +71,18 @@ const maxKnownStatements = 200_000;
  * per-minute sums (statement-hour-codec.ts). Reads add both up. The statements' keys are cached, so
  * ingest neither hashes nor writes a statement it knows; `forgetUncommitted()` after a rollback.
  */
+/** The raw samples (the metrics feature), as statement intervals read them. */
+export interface ReachedSamples {
+  /** The newest sample before `beforeMs` whose collection reached the database (ms). */
+  lastReachedBefore(databaseId: string, beforeMs: number): number | undefined;
+}
+
 export class QueriesRepository {
   readonly #known = new Map<string, Map<string, KnownStatement>>();
   #knownCount = 0;
   readonly #statementByFingerprint;
   readonly #insertStatement;
   readonly #updateStatement;
-  readonly #intervalStart;
   readonly #insertInterval;
   readonly #statements;
   readonly #byId;
@@ -95,7 +100,10 @@ export class QueriesRepository {
   readonly #expireHours;
   readonly #expireStatements;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly samples: ReachedSamples,
+  ) {
     this.#statementByFingerprint = db.prepare<[string, string], { key: number; query: string; first_seen_ts: number; last_seen_ts: number }>(
       'SELECT key, query, first_seen_ts, last_seen_ts FROM statements WHERE database_id = ? AND fingerprint = ?',
     );
@@ -106,10 +114,6 @@ export class QueriesRepository {
     this.#updateStatement = db.prepare<{ key: number; query: string; first_seen_ts: number }>(
       'UPDATE statements SET query = @query, first_seen_ts = min(first_seen_ts, @first_seen_ts) WHERE key = @key',
     );
-    // Every reachable snapshot measured statements (an empty list when none ran): the previous one starts the interval.
-    this.#intervalStart = db
-      .prepare<[string, number], number | null>('SELECT max(ts) FROM samples WHERE database_id = ? AND ts < ? AND reachable = 1')
-      .pluck();
     this.#insertInterval = db.prepare<[string, number, number, number | null, number, number, number | null, number]>(
       `INSERT OR IGNORE INTO statement_intervals (database_id, ts, statement_key, interval_start_ts, calls, total_time_ms, max_time_ms, rows)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -163,7 +167,8 @@ export class QueriesRepository {
   recordInterval(databaseId: string, ts: number, statements: readonly StatementInterval[]): void {
     const ran = statements.filter((statement) => statement.calls > 0);
     if (ran.length === 0) return;
-    const start = this.#intervalStart.get(databaseId, ts) ?? null;
+    // Every reachable snapshot measured statements (an empty list when none ran): the previous one starts the interval.
+    const start = this.samples.lastReachedBefore(databaseId, ts) ?? null;
     for (const statement of ran) {
       const key = this.#statementKey(databaseId, statement, ts);
       this.#insertInterval.run(databaseId, ts, key, start, statement.calls, statement.total_time_ms, statement.max_time_ms, statement.rows);

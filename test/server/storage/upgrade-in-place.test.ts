@@ -1,10 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { metricCatalog } from '../../../common/metric-catalog.js';
 import { runPass } from '../../../server/jobs/background-job.js';
 import { composeServices } from '../../../server/compose-services.js';
-import { openStateDir } from '../../../server/state-dir.js';
+import { databaseFileName, openStateDir } from '../../../server/state-dir.js';
 import { migrate } from '../../../server/storage/migrate.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { passEnded } from '../../helpers/crash-state.js';
@@ -13,9 +14,9 @@ import { createTenant } from '../../helpers/test-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 // A state directory of the schema before migration 0009 (rollups without value counts, none of
-// 0030's engine counter rates, no 0032 rollup blocks), with
+// 0030's engine counter rates, no 0031 sealed hours, no 0032 rollup blocks), with
 // folded and not yet folded samples, opened by the built server: every value reads back, also once
-// the seal job has sealed the closed hours folded before the upgrade into blocks.
+// the seal jobs have sealed the closed hours (raw samples and rollups) folded before the upgrade into blocks.
 
 const minute = 60_000;
 
@@ -52,7 +53,9 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   }
   const dropped = metricCatalog.map((metric) => `${metric.column}_count`);
   for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
-  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30)');
+  // And before 0031: raw samples only as rows.
+  db.exec('DROP TABLE sample_hours');
+  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30, 31)');
   const rawRows = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all() as {
     database_id: string;
     ts: number;
@@ -64,10 +67,15 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   const server = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
   t.teardown(() => server.stop());
   t.ok(readdirSync(join(stateDir, 'backups')).length > 0, 'the previous database was backed up before migrating');
+  // The rows of the closed hours are sealed by the seal jobs after start-up: the reads below read their blocks.
+  await passEnded(server, 'seal');
   await passEnded(server, 'rollup_seal');
-  const { db: reader } = openStateDir(stateDir, undefined);
-  t.ok((reader.prepare("SELECT count(*) FROM rollup_blocks WHERE resolution = '1m'").pluck().get() as number) > 0, 'hours folded before the upgrade sealed');
-  reader.close();
+  const state = new Database(join(stateDir, databaseFileName), { readonly: true });
+  const sealedHours = state.prepare('SELECT count(*) FROM sample_hours').pluck().get() as number;
+  const sealedSpans = state.prepare("SELECT count(*) FROM rollup_blocks WHERE resolution = '1m'").pluck().get() as number;
+  state.close();
+  t.ok(sealedHours >= 2 * databaseIds.length, `the closed hours are sealed (${sealedHours})`);
+  t.ok(sealedSpans > 0, 'hours folded before the upgrade sealed into rollup blocks');
   const history = async (id: string, resolution: string) => {
     const query = `metrics=cpu_usage,connections.active&from=${new Date(from).toISOString()}&to=${now.toISOString()}&resolution=${resolution}`;
     const response = await fetch(`${server.url}/v1/databases/${id}/metrics/history?${query}`, { headers: { authorization: `Bearer ${tenant.key}` } });
