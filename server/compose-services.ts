@@ -51,6 +51,8 @@ export interface CompositionOptions {
   geoip?: Reader<CityResponse>;
   /** Where GitHub, Google and Microsoft are (default: the public services); tests point them at local fakes. */
   providerEndpoints?: ProviderEndpoints;
+  /** About how much work each ingest transaction does (default 10 ms); a test passes 0: one sample per slice. */
+  ingestSliceBudgetMs?: number;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -111,6 +113,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       alerts: { evaluateDatabases: (databaseIds, now) => alerts.alerting.evaluateDatabases(databaseIds, now) },
     },
     transaction,
+    ingestSliceBudgetMs: options.ingestSliceBudgetMs,
   });
   const alerts = createAlerts({
     db,

@@ -12,7 +12,7 @@ import type { AgentsService } from './agents-service.js';
 
 export interface EmbeddedAgentOptions {
   /** Where its batches go: the metrics feature's ingest, counted as the ingest route counts them. */
-  ingest: Pick<IngestService, 'ingest'>;
+  ingest: Pick<IngestService, 'ingestInSlices'>;
   counter: IngestCounter;
   catalog: MetricCatalog;
   agents: Pick<AgentsService, 'assignments'>;
@@ -40,7 +40,7 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
     sendBatch: async (batch) => {
       const parsed = sampleBatchBody.safeParse(batch);
       if (!parsed.success) throw new RejectedBatchError(`invalid batch: ${parsed.error.issues[0]!.message}`, 400);
-      const result = ingest.ingest({ kind: 'embedded' }, parsed.data, now());
+      const result = await ingest.ingestInSlices({ kind: 'embedded' }, parsed.data, now());
       counter.recordIngest(result);
       return result;
     },
