@@ -25,7 +25,7 @@ import { TableGenerations } from './storage/generation-cache.js';
 import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { SmsSender } from './sms/sms-sender.js';
-import type { Db, Transaction } from './storage/open-database.js';
+import { unsynced, type Db, type Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
 
@@ -113,6 +113,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       alerts: { evaluateDatabases: (databaseIds, now) => alerts.alerting.evaluateDatabases(databaseIds, now) },
     },
     transaction,
+    unsyncedTransaction: unsynced(db, transaction),
     ingestSliceBudgetMs: options.ingestSliceBudgetMs,
   });
   const alerts = createAlerts({

@@ -23,6 +23,8 @@ export interface MetricsDependencies {
   /** The ingest pipeline's steps after storing: slow queries, optimization measurement, alert evaluation. */
   steps: IngestSteps;
   transaction: Transaction;
+  /** `transaction` without its fsync (storage/open-database.ts unsynced). */
+  unsyncedTransaction: Transaction;
   ingestSliceBudgetMs?: number | undefined;
 }
 
@@ -30,11 +32,11 @@ export interface MetricsDependencies {
  * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
  * serve the ports of alert evaluation and the /metrics scrape.
  */
-export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, ingestSliceBudgetMs }: MetricsDependencies) {
+export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, ingestSliceBudgetMs }: MetricsDependencies) {
   const samples = new SamplesRepository(db, catalog);
   const rollups = new RollupJob(db, catalog);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
-  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, catalog, ingestSliceBudgetMs);
+  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, catalog, ingestSliceBudgetMs);
   const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,

@@ -71,10 +71,10 @@ const maxClockSkewMs = 5 * 60_000;
 export const defaultSliceBudgetMs = 10;
 
 /**
- * The ingest pipeline of one batch, stored in slices of about `sliceBudgetMs` of work, each its own
+ * The ingest pipeline of one batch, in slices of about `sliceBudgetMs` of work, each its own
  * transaction: (1) store samples, each stored reachable snapshot's statements recorded right after
  * its sample (2: the interval they close starts at the previous stored one), then per database the
- * newest as its latest collection. The last slice also marks the batch id, (3) measures
+ * newest as its latest collection. A last transaction marks the batch id, (3) measures
  * optimizations and (4) evaluates alerts over all the batch stored. So a batch cut short (a crash
  * between slices) is not marked: its resend skips the samples already stored (unique per database
  * and timestamp, their statements with them) and stores the rest. A batch id seen before stores
@@ -94,6 +94,8 @@ export class IngestService {
     /** How far back a sample may be: older ones would land in rollup buckets whose raw data has expired. */
     private readonly acceptableAgeMs: number,
     private readonly transaction: Transaction,
+    /** For the slices of samples: the batch is acknowledged after the last transaction, whose commit syncs them all. */
+    private readonly unsyncedTransaction: Transaction,
     catalog: MetricCatalog,
     private readonly sliceBudgetMs = defaultSliceBudgetMs,
   ) {
@@ -126,27 +128,24 @@ export class IngestService {
     return step.value;
   }
 
-  /** Commits one slice per step; returns the ack after the last. */
+  /** Commits one slice of samples per step, then marks the batch and runs steps 3 and 4 in a last transaction; returns its ack. */
   *#slices(source: IngestSource, batch: SampleBatch, now: Date): Generator<void, BatchAck> {
     const sourceKey = sourceKeyOf(source);
     const duplicate: BatchAck = { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 };
     if (this.samples.batchSeen(sourceKey, batch.batch_id)) return duplicate;
     const stored: StoredBatch = { stored: 0, rejected: 0, intervals: new Map(), databaseIds: new Set() };
-    let next = 0;
-    for (;;) {
-      const ack = this.transaction((): BatchAck | undefined => {
-        next = this.#storeSlice(source, batch, next, now, stored);
-        if (next < batch.samples.length) return undefined;
-        if (!this.samples.markBatch(sourceKey, batch.batch_id, now.getTime())) return duplicate;
-        for (const [databaseId, { fromTs, toTs }] of stored.intervals) this.steps.optimizations.measureAfter(databaseId, fromTs, toTs, now);
-        this.steps.alerts.evaluateDatabases([...stored.databaseIds], now);
-        const spool = source.kind === 'agent' ? spoolReportOf(batch, now) : undefined;
-        if (spool !== undefined && source.kind === 'agent') this.agents.recordSpool(source.agent.id, spool);
-        return { batch_id: batch.batch_id, stored: stored.stored, duplicate: false, rejected: stored.rejected };
-      });
-      if (ack !== undefined) return ack;
-      yield;
+    for (let next = 0; next < batch.samples.length; yield) {
+      next = this.unsyncedTransaction(() => this.#storeSlice(source, batch, next, now, stored));
     }
+    // The one synced commit: what the slices wrote is in the WAL before it, so durable with it.
+    return this.transaction((): BatchAck => {
+      if (!this.samples.markBatch(sourceKey, batch.batch_id, now.getTime())) return duplicate;
+      for (const [databaseId, { fromTs, toTs }] of stored.intervals) this.steps.optimizations.measureAfter(databaseId, fromTs, toTs, now);
+      this.steps.alerts.evaluateDatabases([...stored.databaseIds], now);
+      const spool = source.kind === 'agent' ? spoolReportOf(batch, now) : undefined;
+      if (spool !== undefined && source.kind === 'agent') this.agents.recordSpool(source.agent.id, spool);
+      return { batch_id: batch.batch_id, stored: stored.stored, duplicate: false, rejected: stored.rejected };
+    });
   }
 
   /**
