@@ -1,7 +1,7 @@
 // Ingest of a whole fleet at the real cadence against the real server (#14 goal 4): what it costs the
 // server, and whether every batch is taken in time.
 //
-//   npm run build && node bench/fleet-ingest.js [--root DIR] [--databases 1000] [--seconds 180] [--warm-up 30]
+//   npm run build && node bench/fleet-ingest.js [--root DIR] [--databases 1000] [--seconds 180] [--warm-up 30] [--cpu-prof DIR]
 //
 // An empty state directory (removed afterwards) gets one organization and `--databases` databases,
 // 50 per agent, registered with `--root`'s code. Its server (`node dist/server/main.js`) then takes
@@ -10,6 +10,7 @@
 // `--warm-up` seconds (the first sight of every statement) the server's CPU (user + system, /proc)
 // and its event-loop delay (bench/event-loop-probe.js) are measured over `--seconds`. A batch is
 // refused when it is not answered 200, late when its answer takes longer than the 10 s interval.
+// `--cpu-prof DIR`: the server writes a V8 CPU profile of its whole run there when it stops.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     databases: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '180' },
     'warm-up': { type: 'string', default: '30' },
+    'cpu-prof': { type: 'string' },
   },
   strict: true,
 });
@@ -36,6 +38,7 @@ const root = resolve(values.root);
 const databaseCount = integerFlag(values, 'databases');
 const seconds = integerFlag(values, 'seconds');
 const warmUpSeconds = integerFlag(values, 'warm-up', 0);
+const profileArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`];
 
 /** An organization, its dashboard key and the agents with their databases, registered through `root`'s services. */
 async function registerFleet(stateDir) {
@@ -76,7 +79,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(stateDir, 'event-loop.json');
-  const server = startChild(children, 'dbmon server', root, ['--import', eventLoopProbe, join(root, 'dist/server/main.js')], {
+  const server = startChild(children, 'dbmon server', root, [...profileArgs, '--import', eventLoopProbe, join(root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: stateDir,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',

@@ -25,7 +25,7 @@ import { TableGenerations } from './storage/generation-cache.js';
 import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { SmsSender } from './sms/sms-sender.js';
-import { unsynced, type Db, type Transaction } from './storage/open-database.js';
+import { unsynced, walSync, type Db, type Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
 
@@ -114,6 +114,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     },
     transaction,
     unsyncedTransaction: unsynced(db, transaction),
+    syncWal: walSync(db),
     ingestSliceBudgetMs: options.ingestSliceBudgetMs,
   });
   const alerts = createAlerts({

@@ -25,6 +25,8 @@ export interface MetricsDependencies {
   transaction: Transaction;
   /** `transaction` without its fsync (storage/open-database.ts unsynced). */
   unsyncedTransaction: Transaction;
+  /** Makes every commit so far durable, off the event loop (storage/open-database.ts walSync). */
+  syncWal: () => Promise<void>;
   ingestSliceBudgetMs?: number | undefined;
 }
 
@@ -32,11 +34,11 @@ export interface MetricsDependencies {
  * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
  * serve the ports of alert evaluation and the /metrics scrape.
  */
-export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, ingestSliceBudgetMs }: MetricsDependencies) {
+export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, syncWal, ingestSliceBudgetMs }: MetricsDependencies) {
   const samples = new SamplesRepository(db, catalog);
   const rollups = new RollupJob(db, catalog);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
-  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, catalog, ingestSliceBudgetMs);
+  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, syncWal, catalog, ingestSliceBudgetMs);
   const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,

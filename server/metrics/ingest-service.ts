@@ -78,7 +78,9 @@ export const defaultSliceBudgetMs = 10;
  * optimizations and (4) evaluates alerts over all the batch stored. So a batch cut short (a crash
  * between slices) is not marked: its resend skips the samples already stored (unique per database
  * and timestamp, their statements with them) and stores the rest. A batch id seen before stores
- * nothing and says so; one still being stored makes its retry wait, then say so.
+ * nothing and says so; one still being stored makes its retry wait, then say so. On the request
+ * path (ingestInSlices) no commit waits for an fsync on the event loop: the WAL is synced in the
+ * thread pool after the last one, before the answer.
  */
 export class IngestService {
   /** Reads each catalog metric at its place in a snapshot, in the catalog's (and the insert's) order. */
@@ -94,22 +96,26 @@ export class IngestService {
     /** How far back a sample may be: older ones would land in rollup buckets whose raw data has expired. */
     private readonly acceptableAgeMs: number,
     private readonly transaction: Transaction,
-    /** For the slices of samples: the batch is acknowledged after the last transaction, whose commit syncs them all. */
+    /** For the slices: a batch is acknowledged only after the last, synced (`transaction`) or followed by `syncWal`. */
     private readonly unsyncedTransaction: Transaction,
+    /** Makes every commit so far durable, off the event loop. */
+    private readonly syncWal: () => Promise<void>,
     catalog: MetricCatalog,
     private readonly sliceBudgetMs = defaultSliceBudgetMs,
   ) {
     this.#readers = catalog.map((metric) => placeReader(metric.snapshot));
   }
 
-  /** Stores a batch, yielding to the event loop between its slices; answers once the last one committed. */
+  /** Stores a batch, yielding to the event loop between its slices; answers once they are all committed and durable. */
   async ingestInSlices(source: IngestSource, batch: SampleBatch, now: Date): Promise<BatchAck> {
     const key = `${sourceKeyOf(source)}\n${batch.batch_id}`;
     for (let first = this.#inFlight.get(key); first !== undefined; first = this.#inFlight.get(key)) await first.catch(() => undefined);
-    const slices = this.#slices(source, batch, now);
+    const slices = this.#slices(source, batch, now, this.unsyncedTransaction);
     const storing = (async () => {
       let step = slices.next();
       for (; !step.done; step = slices.next()) await new Promise(setImmediate);
+      // Acknowledged only once durable: the fsync off the event loop.
+      await this.syncWal();
       return step.value;
     })();
     this.#inFlight.set(key, storing);
@@ -120,16 +126,16 @@ export class IngestService {
     }
   }
 
-  /** Stores a batch, its slices one after the other without yielding: for writers that are not serving requests. */
+  /** Stores a batch, its slices one after the other without yielding, the last commit synced: for writers that are not serving requests. */
   ingest(source: IngestSource, batch: SampleBatch, now: Date): BatchAck {
-    const slices = this.#slices(source, batch, now);
+    const slices = this.#slices(source, batch, now, this.transaction);
     let step = slices.next();
     while (!step.done) step = slices.next();
     return step.value;
   }
 
-  /** Commits one slice of samples per step, then marks the batch and runs steps 3 and 4 in a last transaction; returns its ack. */
-  *#slices(source: IngestSource, batch: SampleBatch, now: Date): Generator<void, BatchAck> {
+  /** Commits one slice of samples per step, then marks the batch and runs steps 3 and 4 in `last`; returns its ack. */
+  *#slices(source: IngestSource, batch: SampleBatch, now: Date, last: Transaction): Generator<void, BatchAck> {
     const sourceKey = sourceKeyOf(source);
     const duplicate: BatchAck = { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 };
     if (this.samples.batchSeen(sourceKey, batch.batch_id)) return duplicate;
@@ -137,8 +143,7 @@ export class IngestService {
     for (let next = 0; next < batch.samples.length; yield) {
       next = this.unsyncedTransaction(() => this.#storeSlice(source, batch, next, now, stored));
     }
-    // The one synced commit: what the slices wrote is in the WAL before it, so durable with it.
-    return this.transaction((): BatchAck => {
+    return last((): BatchAck => {
       if (!this.samples.markBatch(sourceKey, batch.batch_id, now.getTime())) return duplicate;
       for (const [databaseId, { fromTs, toTs }] of stored.intervals) this.steps.optimizations.measureAfter(databaseId, fromTs, toTs, now);
       this.steps.alerts.evaluateDatabases([...stored.databaseIds], now);
