@@ -109,3 +109,15 @@ t.test('alerts are evaluated once the last slice stored, over every database of 
   await storing;
   t.same(server.db.prepare('SELECT database_id FROM alerts ORDER BY database_id').pluck().all(), [...ids].sort(), 'both databases, the first stored slices ago');
 });
+
+t.test('a batch marked by another writer between its slices answers duplicate, its samples stored once', async (t) => {
+  const { server, ids } = await serverWithDatabases(undefined, ['one']);
+  t.teardown(server.close);
+  const batch = batchOf(ids);
+  const source = { kind: 'embedded' } as const;
+  const sliced = server.services.ingest.ingestInSlices(source, batch, now);
+  t.same(server.services.ingest.ingest(source, batch, now), { batch_id: batch.batch_id, stored: 2, duplicate: false, rejected: 0 }, 'the rest, in one go');
+  t.same(await sliced, { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 });
+  t.equal(count(server, 'samples'), 3);
+  t.equal(count(server, 'statement_intervals'), 3 * 3);
+});
