@@ -1,6 +1,6 @@
 // Child processes for the benchmarks: start, wait for readiness, stop; output kept for failures.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -59,4 +59,19 @@ export function childCpuMs(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** bench/event-loop-probe.js, to load into a server child with `--import`. */
+export const eventLoopProbe = new URL('./event-loop-probe.js', import.meta.url).href;
+
+/** Ends the server's current event-loop window (bench/event-loop-probe.js) and returns it, the `number`th. */
+export async function eventLoopWindow(proc, file, number) {
+  proc.child.kill('SIGUSR2');
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const window = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+    if (window?.window === number) return window;
+    await sleep(20);
+  }
+  throw new Error(`the server wrote no event-loop window ${number}`);
 }

@@ -10,20 +10,18 @@
 // `GET /v1/databases/{id}` in a loop (25 ms apart), for `--seconds`: long enough for the server's
 // rollup and retention passes to run at least twice. Latencies are measured by this process; the
 // server's event-loop delay over the same window by bench/event-loop-probe.js inside it.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { childCpuMs, freePort, startChild, stopChild, waitFor } from './child-processes.js';
-import { describeRun, fleetArgs, fleetSnapshot, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
+import { childCpuMs, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { describeRun, fleetArgs, fleetSnapshot, fleetState, fleetStatements, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const flags = fleetArgs({ seconds: { type: 'string', default: '150' } });
 const seconds = integerFlag(flags, 'seconds');
 const intervalMs = 10_000;
-const statementsPerCollection = 20;
 
 /** Drops what retention drops by now and folds everything, with the checkout's own code, before the server starts. */
 async function bringUpToDate(root, stateDir) {
@@ -39,17 +37,6 @@ async function bringUpToDate(root, stateDir) {
   db.close();
 }
 
-function statements(index, ts) {
-  return Array.from({ length: statementsPerCollection }, (_, s) => ({
-    query_id_source: String(1_000_000 + index * 100 + s),
-    query: `SELECT * FROM orders_${s} WHERE customer_id = $1 AND created_at > $2`,
-    calls: 10 + ((ts / intervalMs + s) % 7),
-    total_time_ms: 5 + s,
-    max_time_ms: 1 + s / 10,
-    rows: 100 + s,
-  }));
-}
-
 async function timedFetch(url, init, latencies, failures) {
   const started = performance.now();
   try {
@@ -60,20 +47,6 @@ async function timedFetch(url, init, latencies, failures) {
   } catch (error) {
     failures.push(String(error));
   }
-}
-
-const probe = pathToFileURL(join(import.meta.dirname, 'event-loop-probe.js')).href;
-
-/** Ends the server's current event-loop window (bench/event-loop-probe.js) and returns it, the `number`th. */
-async function eventLoopWindow(server, file, number) {
-  server.child.kill('SIGUSR2');
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const window = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
-    if (window?.window === number) return window;
-    await sleep(20);
-  }
-  throw new Error(`the server wrote no event-loop window ${number}`);
 }
 
 const { dir, fleet } = await fleetState(flags);
@@ -87,7 +60,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(copy, 'event-loop.json');
-  const server = startChild(children, 'dbmon server', flags.root, ['--import', probe, join(flags.root, 'dist/server/main.js')], {
+  const server = startChild(children, 'dbmon server', flags.root, ['--import', eventLoopProbe, join(flags.root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: copy,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
@@ -114,7 +87,7 @@ try {
         batch_id: `live-${a}-${ts}-${round}`,
         samples: mine.map((database) => {
           const snapshot = fleetSnapshot(ts, database.index, next);
-          return { database_id: database.id, snapshot: snapshot.reachable ? { ...snapshot, statements: statements(database.index, ts) } : snapshot };
+          return { database_id: database.id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(database.index, ts) } : snapshot };
         }),
       };
       const body = JSON.stringify(batch);

@@ -108,6 +108,18 @@ export function fleetSnapshot(ts, index, next) {
   };
 }
 
+/** The `count` statements of a database's collection at `ts`, as pg_stat_statements gives them: lifetime counters. */
+export function fleetStatements(index, ts, count = 20) {
+  return Array.from({ length: count }, (_, s) => ({
+    query_id_source: String(1_000_000 + index * 100 + s),
+    query: `SELECT * FROM orders_${s} WHERE customer_id = $1 AND created_at > $2`,
+    calls: 10 + ((ts / tickMs + s) % 7),
+    total_time_ms: 5 + s,
+    max_time_ms: 1 + s / 10,
+    rows: 100 + s,
+  }));
+}
+
 /**
  * pg_stat_database's rates (code before them drops them on ingest), following the statements' rate
  * without drawing from the random stream, so the other values stay those of earlier generators.

@@ -25,7 +25,7 @@ import { TableGenerations } from './storage/generation-cache.js';
 import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { SmsSender } from './sms/sms-sender.js';
-import type { Db, Transaction } from './storage/open-database.js';
+import { unsynced, walSync, type Db, type Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
 
@@ -51,6 +51,8 @@ export interface CompositionOptions {
   geoip?: Reader<CityResponse>;
   /** Where GitHub, Google and Microsoft are (default: the public services); tests point them at local fakes. */
   providerEndpoints?: ProviderEndpoints;
+  /** About how much work each ingest transaction does (default 10 ms); a test passes 0: one sample per slice. */
+  ingestSliceBudgetMs?: number;
 }
 
 /** The services the entry points use (main.ts, the operator CLI, tests): features never import this record. */
@@ -118,6 +120,9 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
       alerts: { evaluateDatabases: (databaseIds, now) => alerts.alerting.evaluateDatabases(databaseIds, now) },
     },
     transaction,
+    unsyncedTransaction: unsynced(db, transaction),
+    syncWal: walSync(db),
+    ingestSliceBudgetMs: options.ingestSliceBudgetMs,
   });
   const alerts = createAlerts({
     db,

@@ -17,7 +17,7 @@ export interface EmbeddedSpoolGauge {
 
 export interface EmbeddedAgentOptions {
   /** Where its batches go: the metrics feature's ingest, counted as the ingest route counts them. */
-  ingest: Pick<IngestService, 'ingest'>;
+  ingest: Pick<IngestService, 'ingestInSlices'>;
   counter: IngestCounter;
   spoolGauge: EmbeddedSpoolGauge;
   catalog: MetricCatalog;
@@ -50,7 +50,7 @@ export function startEmbeddedAgent(options: EmbeddedAgentOptions): RunningAgent 
       // Stated with every attempt, before ingest may fail: a backlog behind a failing ingest shows.
       const spool = spoolReportOf(parsed.data, receivedAt);
       if (spool !== undefined) options.spoolGauge.embeddedSpoolReported(spool);
-      const result = ingest.ingest({ kind: 'embedded' }, parsed.data, receivedAt);
+      const result = await ingest.ingestInSlices({ kind: 'embedded' }, parsed.data, receivedAt);
       counter.recordIngest(result);
       return result;
     },

@@ -26,18 +26,23 @@ export interface MetricsDependencies {
   /** The ingest pipeline's steps after storing: slow queries, optimization measurement, alert evaluation. */
   steps: IngestSteps;
   transaction: Transaction;
+  /** `transaction` without its fsync (storage/open-database.ts unsynced). */
+  unsyncedTransaction: Transaction;
+  /** Makes every commit so far durable, off the event loop (storage/open-database.ts walSync). */
+  syncWal: () => Promise<void>;
+  ingestSliceBudgetMs?: number | undefined;
 }
 
 /**
  * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
  * serve the ports of alert evaluation and the /metrics scrape.
  */
-export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction }: MetricsDependencies) {
+export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, syncWal, ingestSliceBudgetMs }: MetricsDependencies) {
   const blocks = new RollupBlocks(db, catalog);
   const samples = new SamplesRepository(db, catalog, blocks);
   const rollups = new RollupJob(db, catalog, blocks);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
-  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, catalog);
+  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, syncWal, catalog, ingestSliceBudgetMs);
   const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,

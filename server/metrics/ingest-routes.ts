@@ -38,9 +38,9 @@ export function ingestRoutes(
       body: sampleBatchSchema(catalog),
       compiledBody: true,
       responses: { 200: { description: 'What was stored', schema: batchAck }, ...errorResponses },
-      handler: (ctx, { body, principal }) => {
+      handler: async (ctx, { body, principal }) => {
         const agent = agents.identify(principal, identityOf(ctx), now());
-        const result = ingest.ingest({ kind: 'agent', agent }, body, now());
+        const result = await ingest.ingestInSlices({ kind: 'agent', agent }, body, now());
         counter.recordIngest(result);
         ctx.body = result;
       },

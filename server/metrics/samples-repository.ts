@@ -36,6 +36,7 @@ const beforeAll = Number.MIN_SAFE_INTEGER;
 export class SamplesRepository {
   readonly #insert;
   readonly #markBatch;
+  readonly #batchSeen;
   readonly #upsertLatest;
   readonly #latest;
   readonly #lastReached;
@@ -72,6 +73,7 @@ export class SamplesRepository {
     this.#markBatch = db.prepare<[string, string, number]>(
       'INSERT OR IGNORE INTO ingested_batches (source, batch_id, received_at) VALUES (?, ?, ?)',
     );
+    this.#batchSeen = db.prepare<[string, string], number>('SELECT 1 FROM ingested_batches WHERE source = ? AND batch_id = ?').pluck();
     this.#upsertLatest = db.prepare<LatestSnapshotRow>(
       `INSERT INTO latest_snapshots (database_id, ts, reachable, error, counters, collectors)
        VALUES (@database_id, @ts, @reachable, @error, @counters, @collectors)
@@ -119,6 +121,11 @@ export class SamplesRepository {
   /** Records a batch id; false when it was stored before. */
   markBatch(source: string, batchId: string, receivedAtMs: number): boolean {
     return this.#markBatch.run(source, batchId, receivedAtMs).changes === 1;
+  }
+
+  /** Whether a batch was stored (marked) before. */
+  batchSeen(source: string, batchId: string): boolean {
+    return this.#batchSeen.get(source, batchId) !== undefined;
   }
 
   /**

@@ -90,6 +90,8 @@ export async function startTestServer(
     sms?: SmsSettings;
     /** Where GitHub, Google and Microsoft are: local fakes (test/helpers/fake-identity-providers.ts). */
     providerEndpoints?: ProviderEndpoints;
+    /** About how much work each ingest transaction does; 0: one sample per slice. */
+    ingestSliceBudgetMs?: number;
   } = {},
 ): Promise<TestServer> {
   const ownsStateDir = options.stateDir === undefined;
@@ -112,6 +114,7 @@ export async function startTestServer(
     ...(options.webhookRetryPolicy && { webhookRetryPolicy: options.webhookRetryPolicy }),
     ...(options.maxLiveApiKeysPerOrganization !== undefined && { maxLiveApiKeysPerOrganization: options.maxLiveApiKeysPerOrganization }),
     ...(options.catalog && { catalog: options.catalog }),
+    ...(options.ingestSliceBudgetMs !== undefined && { ingestSliceBudgetMs: options.ingestSliceBudgetMs }),
     ...(options.email && { mailer: createSmtpMailer(options.email, logger.child({ component: 'mail' })) }),
     ...(options.sms && { smsSender: createSmsSender(options.sms, logger.child({ component: 'sms' })) }),
     logger,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { openStateDir } from '../../../server/state-dir.js';
-import { preparedState } from '../../helpers/crash-state.js';
+import { killOnProgress, preparedState } from '../../helpers/crash-state.js';
 import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { spawnServer, type ServerProcess } from '../../helpers/spawn-server.js';
 
@@ -54,4 +54,60 @@ t.test('SIGKILL during batch writes: acknowledged batches are there, and retried
   t.teardown(() => after.close());
   t.equal(after.prepare('SELECT count(*) FROM samples').pluck().get(), 60 * 100, 'every sample of every batch, once');
   t.equal(after.prepare('SELECT count(DISTINCT batch_id) FROM ingested_batches').pluck().get(), 60);
+});
+
+t.test('SIGKILL between the slices of a batch: the acknowledged ones are there once, the cut one completes on resend', async (t) => {
+  const { stateDir, db, agentKey, databaseIds } = preparedState(t, 5);
+  db.close();
+  const fromMs = Date.now() - 3_600_000;
+  // 20 statements per collection, as agents send them: a batch of 100 is several slices of work.
+  const statements = Array.from({ length: 20 }, (_, s) => ({ query_id_source: String(1_000 + s), query: `SELECT * FROM orders_${s} WHERE id = $1`, calls: 10, total_time_ms: 5, max_time_ms: 1, rows: 100 }));
+  const batches = Array.from({ length: 40 }, (_, b) => ({
+    batch_id: `sliced-batch-${String(b).padStart(6, '0')}`,
+    samples: Array.from({ length: 100 }, (_, s) => ({
+      database_id: databaseIds[s % databaseIds.length]!,
+      snapshot: makeSnapshot(new Date(fromMs + (b * 20 + Math.floor(s / databaseIds.length)) * 1000), { statements }),
+    })),
+  }));
+  const post = (server: ServerProcess, batch: (typeof batches)[number]) =>
+    fetch(`${server.url}/v1/agent/samples`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(batch),
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { stored: number; duplicate: boolean } }));
+  const acknowledged = new Set<string>();
+  const first = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  const queue = [...batches];
+  const workers = Array.from({ length: 3 }, async () => {
+    for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
+      const answer = await post(first, batch).catch(() => undefined);
+      if (answer === undefined) return;
+      if (answer.status === 200) acknowledged.add(batch.batch_id);
+    }
+  });
+  // In one read: more samples than the marked batches hold is a batch stored in part, its slices not all committed.
+  const partlyStored = 'SELECT (SELECT count(*) FROM samples) - 100 * (SELECT count(*) FROM ingested_batches)';
+  let cutSamples = 0;
+  await killOnProgress(first, stateDir, 'a batch stored in part', (reader) => {
+    cutSamples = acknowledged.size >= 5 ? (reader.prepare(partlyStored).pluck().get() as number) : 0;
+    return cutSamples > 0;
+  });
+  await Promise.all(workers);
+  t.ok(cutSamples > 0, `killed with ${acknowledged.size} batches acknowledged and ${cutSamples} samples of unmarked ones stored`);
+
+  const second = await spawnServer(t, { DBMON_STATE_DIR: stateDir });
+  const answers = await Promise.all(batches.map((batch) => post(second, batch)));
+  let completed = 0;
+  for (const [index, batch] of batches.entries()) {
+    const answer = answers[index]!;
+    t.equal(answer.status, 200);
+    if (acknowledged.has(batch.batch_id)) t.ok(answer.body.duplicate, `${batch.batch_id}: acknowledged before the kill, kept`);
+    if (!answer.body.duplicate && answer.body.stored < 100) completed++;
+  }
+  t.ok(completed >= 1, `${completed} batches cut by the kill stored their rest`);
+  t.equal((await second.stop()).code, 0);
+  const { db: after } = openStateDir(stateDir, undefined);
+  t.teardown(() => after.close());
+  t.equal(after.prepare('SELECT count(*) FROM samples').pluck().get(), 40 * 100, 'every sample of every batch, once');
+  t.equal(after.prepare('SELECT count(DISTINCT batch_id) FROM ingested_batches').pluck().get(), 40);
 });
