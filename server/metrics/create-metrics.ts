@@ -26,7 +26,7 @@ export interface MetricsDependencies {
   /** The ingest pipeline's steps after storing: slow queries, optimization measurement, alert evaluation. */
   steps: IngestSteps;
   transaction: Transaction;
-  /** `transaction` without its fsync (storage/open-database.ts unsynced). */
+  /** `transaction` without its fsync (storage/open-database.ts unsynced): for ingest slices and seals. */
   unsyncedTransaction: Transaction;
   /** Makes every commit so far durable, off the event loop (storage/open-database.ts walSync). */
   syncWal: () => Promise<void>;
@@ -49,8 +49,10 @@ export function createMetrics({ db, catalog, retention, databases, agents, queri
     metrics,
     /** Background jobs: folding new samples into the rollups, sealing closed hours of raw samples and closed rollup spans into blocks, and retention of history and slow queries. */
     rollups,
-    rollupSeal: new RollupSealJob(blocks, databases, transaction),
-    seal: new SealJob(samples, databases, transaction),
+    // A seal's commit need not wait for the disk: no client waits on it, and a seal lost in a crash
+    // leaves the rows it would have replaced (the next synced commit or checkpoint makes it durable).
+    rollupSeal: new RollupSealJob(blocks, databases, unsyncedTransaction),
+    seal: new SealJob(samples, databases, unsyncedTransaction),
     retention: new RetentionJob(samples, queries, databases, retention, transaction),
     samples,
     routes: (reads: { databases: DatabasesService; agents: CallingAgents; counter: IngestCounter; now: () => Date }): RouteDefinition[] => [

@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import type { BackgroundJob } from '../jobs/background-job.js';
+import { stepsWithin } from '../jobs/steps-within.js';
 import type { Transaction } from '../storage/open-database.js';
 import { sealedResolutions, type RollupBlocks } from './rollup-blocks.js';
 import type { RetainedDatabases } from './retention-job.js';
@@ -35,20 +35,19 @@ export class RollupSealJob implements BackgroundJob {
   ) {}
 
   slice(now: Date, budgetMs: number): boolean {
-    const deadline = performance.now() + budgetMs;
     const pass = (this.#pass ??= { nowMs: now.getTime(), databases: this.databases.ids(), database: 0, resolution: 0, fromMs: 0 });
     try {
-      // A slice's spans in one transaction: a commit (and its fsync) a slice, each span whole or not at all.
-      return this.transaction(() => {
-        do {
+      // A slice's spans in one transaction: a commit a slice, each span whole or not at all.
+      return this.transaction(() =>
+        stepsWithin(budgetMs, () => {
           if (pass.database === pass.databases.length) {
             this.#pass = undefined;
             return false;
           }
           this.#step(pass);
-        } while (performance.now() < deadline);
-        return true;
-      });
+          return true;
+        }),
+      );
     } catch (error) {
       this.#pass = undefined;
       throw error;
