@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import type { BackgroundJob } from '../jobs/background-job.js';
+import { stepsWithin } from '../jobs/steps-within.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { QueriesRepository } from './queries-repository.js';
 import { minuteMs } from './statement-hour-codec.js';
@@ -36,12 +36,11 @@ export class StatementFoldJob implements BackgroundJob {
   ) {}
 
   slice(now: Date, budgetMs: number): boolean {
-    const deadline = performance.now() + budgetMs;
     const upToMs = Math.floor((now.getTime() - settleMs) / minuteMs) * minuteMs;
     const pass = (this.#pass ??= { upToMs, databases: this.databases.ids(), database: 0 });
     try {
-      return this.transaction(() => {
-        do {
+      return this.transaction(() =>
+        stepsWithin(budgetMs, () => {
           const databaseId = pass.databases[pass.database];
           if (databaseId === undefined) {
             this.#pass = undefined;
@@ -50,9 +49,9 @@ export class StatementFoldJob implements BackgroundJob {
           const oldest = this.queries.oldestOpen(databaseId);
           if (oldest !== null && oldest <= pass.upToMs) this.queries.foldHour(databaseId, oldest, pass.upToMs);
           else pass.database++;
-        } while (performance.now() < deadline);
-        return true;
-      });
+          return true;
+        }),
+      );
     } catch (error) {
       this.#pass = undefined;
       throw error;
