@@ -1,6 +1,6 @@
 import { rollupResolutions } from '../../common/metric-catalog.js';
 import type { BackgroundJob } from '../jobs/background-job.js';
-import { stepsWithin } from '../jobs/steps-within.js';
+import { passSlice } from '../jobs/steps-within.js';
 import type { QueriesService } from '../queries/queries-service.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { RetentionMs } from './retention.js';
@@ -57,23 +57,18 @@ export class RetentionJob implements BackgroundJob {
 
   slice(now: Date, budgetMs: number): boolean {
     const pass = (this.#pass ??= { nowMs: now.getTime(), databases: this.databases.ids(), database: 0, step: 0 });
-    try {
-      return this.transaction(() =>
-        stepsWithin(budgetMs, () => {
-          if (pass.database === pass.databases.length) {
-            if (this.samples.expireBatches(pass.nowMs - this.retention.raw, chunk) >= chunk) return true;
-            this.#pass = undefined;
-            return false;
-          }
-          if (this.#steps[pass.step]!(pass.databases[pass.database]!, pass.nowMs)) return true;
-          pass.step = (pass.step + 1) % this.#steps.length;
-          if (pass.step === 0) pass.database++;
-          return true;
-        }),
-      );
-    } catch (error) {
-      this.#pass = undefined;
-      throw error;
-    }
+    return passSlice(
+      this.transaction,
+      budgetMs,
+      () => {
+        // The databases done, batch ids are dropped until a delete finds fewer than a chunk.
+        if (pass.database === pass.databases.length) return this.samples.expireBatches(pass.nowMs - this.retention.raw, chunk) >= chunk;
+        if (this.#steps[pass.step]!(pass.databases[pass.database]!, pass.nowMs)) return true;
+        pass.step = (pass.step + 1) % this.#steps.length;
+        if (pass.step === 0) pass.database++;
+        return true;
+      },
+      () => (this.#pass = undefined),
+    );
   }
 }

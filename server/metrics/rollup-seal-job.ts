@@ -1,5 +1,5 @@
 import type { BackgroundJob } from '../jobs/background-job.js';
-import { stepsWithin } from '../jobs/steps-within.js';
+import { passSlice } from '../jobs/steps-within.js';
 import type { Transaction } from '../storage/open-database.js';
 import { sealedResolutions, type RollupBlocks } from './rollup-blocks.js';
 import type { RetainedDatabases } from './retention-job.js';
@@ -36,22 +36,17 @@ export class RollupSealJob implements BackgroundJob {
 
   slice(now: Date, budgetMs: number): boolean {
     const pass = (this.#pass ??= { nowMs: now.getTime(), databases: this.databases.ids(), database: 0, resolution: 0, fromMs: 0 });
-    try {
-      // A slice's spans in one transaction: a commit a slice, each span whole or not at all.
-      return this.transaction(() =>
-        stepsWithin(budgetMs, () => {
-          if (pass.database === pass.databases.length) {
-            this.#pass = undefined;
-            return false;
-          }
-          this.#step(pass);
-          return true;
-        }),
-      );
-    } catch (error) {
-      this.#pass = undefined;
-      throw error;
-    }
+    // A slice's spans in one transaction: a commit a slice, each span whole or not at all.
+    return passSlice(
+      this.transaction,
+      budgetMs,
+      () => {
+        if (pass.database === pass.databases.length) return false;
+        this.#step(pass);
+        return true;
+      },
+      () => (this.#pass = undefined),
+    );
   }
 
   /** Seals (or passes over) the next span of the current database and resolution, or moves on to the next of these. */

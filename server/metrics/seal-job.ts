@@ -1,5 +1,5 @@
 import type { BackgroundJob } from '../jobs/background-job.js';
-import { stepsWithin } from '../jobs/steps-within.js';
+import { passSlice } from '../jobs/steps-within.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { RetainedDatabases } from './retention-job.js';
 import type { SamplesRepository } from './samples-repository.js';
@@ -42,21 +42,16 @@ export class SealJob implements BackgroundJob {
 
   slice(now: Date, budgetMs: number): boolean {
     const pass = (this.#pass ??= { endedByMs: now.getTime() - sealGraceMs, databases: this.databases.ids(), database: 0, seals: 0 });
-    try {
-      return this.transaction(() =>
-        stepsWithin(budgetMs, () => {
-          if (pass.database === pass.databases.length || pass.seals === this.maxSealsPerPass) {
-            this.#pass = undefined;
-            return false;
-          }
-          if (this.samples.sealOldestHour(pass.databases[pass.database]!, pass.endedByMs)) pass.seals++;
-          else pass.database++;
-          return true;
-        }),
-      );
-    } catch (error) {
-      this.#pass = undefined;
-      throw error;
-    }
+    return passSlice(
+      this.transaction,
+      budgetMs,
+      () => {
+        if (pass.database === pass.databases.length || pass.seals === this.maxSealsPerPass) return false;
+        if (this.samples.sealOldestHour(pass.databases[pass.database]!, pass.endedByMs)) pass.seals++;
+        else pass.database++;
+        return true;
+      },
+      () => (this.#pass = undefined),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { BackgroundJob } from '../jobs/background-job.js';
-import { stepsWithin } from '../jobs/steps-within.js';
+import { passSlice } from '../jobs/steps-within.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { QueriesRepository } from './queries-repository.js';
 import { minuteMs } from './statement-hour-codec.js';
@@ -38,23 +38,18 @@ export class StatementFoldJob implements BackgroundJob {
   slice(now: Date, budgetMs: number): boolean {
     const upToMs = Math.floor((now.getTime() - settleMs) / minuteMs) * minuteMs;
     const pass = (this.#pass ??= { upToMs, databases: this.databases.ids(), database: 0 });
-    try {
-      return this.transaction(() =>
-        stepsWithin(budgetMs, () => {
-          const databaseId = pass.databases[pass.database];
-          if (databaseId === undefined) {
-            this.#pass = undefined;
-            return false;
-          }
-          const oldest = this.queries.oldestOpen(databaseId);
-          if (oldest !== null && oldest <= pass.upToMs) this.queries.foldHour(databaseId, oldest, pass.upToMs);
-          else pass.database++;
-          return true;
-        }),
-      );
-    } catch (error) {
-      this.#pass = undefined;
-      throw error;
-    }
+    return passSlice(
+      this.transaction,
+      budgetMs,
+      () => {
+        const databaseId = pass.databases[pass.database];
+        if (databaseId === undefined) return false;
+        const oldest = this.queries.oldestOpen(databaseId);
+        if (oldest !== null && oldest <= pass.upToMs) this.queries.foldHour(databaseId, oldest, pass.upToMs);
+        else pass.database++;
+        return true;
+      },
+      () => (this.#pass = undefined),
+    );
   }
 }
