@@ -29,11 +29,22 @@ export interface CreatedApiKey {
 /** last_used_at is written at most this often per key, so reads do not turn every request into a write. */
 const lastUsedResolutionMs = 60_000;
 
+/** What authentication makes of a cached key row, once: its times parsed (`lastUsedMs` follows last_used_at) and its principal. */
+interface KeyRowDerived {
+  expiresMs: number | null;
+  ancestorExpiresMs: number | null;
+  lastUsedMs: number | null;
+  principal: Principal | undefined;
+}
+
 export const defaultMaxLiveKeysPerOrganization = 1000;
 
 export class ApiKeysService {
-  /** Each cached key row's principal, made once: `lookups` keeps the row, and drops it when a credential table changes. */
-  readonly #principals = new WeakMap<ApiKeyAuthRow, Principal>();
+  /**
+   * Made once per cached key row (`lookups` keeps the row, and drops it when a credential table changes):
+   * a Date.parse, or the principal's JSON.parse of the scopes, cost more than the rest of a cached lookup.
+   */
+  readonly #derived = new WeakMap<ApiKeyAuthRow, KeyRowDerived>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -60,22 +71,34 @@ export class ApiKeysService {
     if (row.ancestor_revoked === 1) {
       throw new AuthenticationError('revoked_api_key', 'The API key was revoked with the key that created it');
     }
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) {
+    const derived = this.#derivedOf(row);
+    const nowMs = now.getTime();
+    if (derived.expiresMs !== null && derived.expiresMs <= nowMs) {
       throw new AuthenticationError('expired_api_key', `The API key expired at ${row.expires_at}`);
     }
-    if (row.ancestor_expires_at !== null && Date.parse(row.ancestor_expires_at) <= now.getTime()) {
+    if (derived.ancestorExpiresMs !== null && derived.ancestorExpiresMs <= nowMs) {
       throw new AuthenticationError('expired_api_key', `The key that created it expired at ${row.ancestor_expires_at}`);
     }
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= lastUsedResolutionMs) {
+    if (derived.lastUsedMs === null || nowMs - derived.lastUsedMs >= lastUsedResolutionMs) {
       row.last_used_at = now.toISOString();
+      derived.lastUsedMs = nowMs;
       this.keys.touch(row.id, row.last_used_at); // the cached row follows: that column moves no generation
     }
-    let principal = this.#principals.get(row);
-    if (principal === undefined) {
-      principal = toPrincipal(row);
-      this.#principals.set(row, principal);
+    return (derived.principal ??= toPrincipal(row));
+  }
+
+  #derivedOf(row: ApiKeyAuthRow): KeyRowDerived {
+    let derived = this.#derived.get(row);
+    if (derived === undefined) {
+      derived = {
+        expiresMs: row.expires_at === null ? null : Date.parse(row.expires_at),
+        ancestorExpiresMs: row.ancestor_expires_at === null ? null : Date.parse(row.ancestor_expires_at),
+        lastUsedMs: row.last_used_at === null ? null : Date.parse(row.last_used_at),
+        principal: undefined,
+      };
+      this.#derived.set(row, derived);
     }
-    return principal;
+    return derived;
   }
 
   /** A key made through the API: never broader than the key that asks for it, and revoked with it. */

@@ -91,6 +91,25 @@ t.test('API keys over HTTP', async (t) => {
     t.equal(response.body.error.code, 'expired_api_key');
   });
 
+  await t.test('last_used_at is written on first use, then at most once a minute', async (t) => {
+    const key = createServiceKey(server.services, tenant.orgId, now, { account: 'used' });
+    const lastUsed = () => server.db.prepare<[Buffer], string | null>('SELECT last_used_at FROM api_keys WHERE token_hash = ?').pluck().get(hashToken(key));
+    t.teardown(() => {
+      server.clock.now = now;
+    });
+    const useAt = async (offsetMs: number) => {
+      server.clock.now = new Date(now.getTime() + offsetMs);
+      t.equal((await server.request('GET', '/v1/databases', { key })).status, 200);
+      return lastUsed();
+    };
+    t.equal(lastUsed(), null, 'never used');
+    t.equal(await useAt(0), now.toISOString(), 'the first use');
+    t.equal(await useAt(59_999), now.toISOString(), 'within the minute: not written again');
+    t.equal(await useAt(60_000), new Date(now.getTime() + 60_000).toISOString(), 'a minute on');
+    t.equal(await useAt(119_999), new Date(now.getTime() + 60_000).toISOString(), 'a minute from that write, not from the first');
+    t.equal(await useAt(120_000), new Date(now.getTime() + 120_000).toISOString());
+  });
+
   await t.test('a revoked key gets 401 revoked_api_key; revoking twice is 409', async (t) => {
     const created = await server.request('POST', '/v1/api-keys', { key: manager, body: { name: 'short-lived', permission: 'write' } });
     t.equal((await server.request('DELETE', `/v1/api-keys/${created.body.id}`, { key: manager })).status, 204);
