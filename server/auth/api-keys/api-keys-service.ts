@@ -8,7 +8,8 @@ import type { IdentityService } from '../identity/identity-service.js';
 import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Access, type Scope } from '../permissions.js';
 import type { Actor, Principal } from '../principal.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
-import { checkToken, issueToken } from './api-key-token.js';
+import { hashTokenBase64 } from '../../crypto/checksummed-token.js';
+import { checkToken, hasKeyShape, issueToken } from './api-key-token.js';
 import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeyRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
 
 export interface NewApiKey {
@@ -39,6 +40,10 @@ interface KeyRowDerived {
 
 export const defaultMaxLiveKeysPerOrganization = 1000;
 
+function malformedKey(): AuthenticationError {
+  return new AuthenticationError('malformed_api_key', 'The API key is malformed');
+}
+
 export class ApiKeysService {
   /**
    * Made once per cached key row (`lookups` keeps the row, and drops it when a credential table changes):
@@ -59,9 +64,14 @@ export class ApiKeysService {
 
   /** Resolves a bearer token to the rights in force now; throws with a code naming what is wrong. */
   authenticate(token: string, now: Date): Principal {
-    const check = checkToken(token);
-    if (!check.ok) throw new AuthenticationError('malformed_api_key', 'The API key is malformed');
-    const row = this.lookups.get(check.hash, () => this.keys.findForAuth(Buffer.from(check.hash, 'base64')) ?? null);
+    if (!hasKeyShape(token)) throw malformedKey();
+    // A key seen before is found by its hash alone (its value was well-formed, or its hash would not
+    // be stored); only a lookup checks the characters and checksum, so no malformed value reaches storage.
+    const hash = hashTokenBase64(token);
+    const row = this.lookups.get(hash, () => {
+      if (!checkToken(token).ok) throw malformedKey();
+      return this.keys.findForAuth(Buffer.from(hash, 'base64')) ?? null;
+    });
     if (row === null) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
     // Its user or service account deleted with foreign keys off (the sqlite3 shell): no role to act with.
     if (row.kind === 'personal' ? row.user_role === null : row.service_account_permission === null) {
