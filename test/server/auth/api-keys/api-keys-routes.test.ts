@@ -287,6 +287,26 @@ t.test('API keys over HTTP', async (t) => {
     t.equal(made.body.parent_key_id, idOf(admin.key), 'through its token, which is then their parent');
   });
 
+  await t.test('a key in use follows changes to its row, its organization and its revocation at the next request', async (t) => {
+    const organization = server.services.identity.createOrganization({ name: 'changing', plan: 'pro' }, now);
+    const key = createServiceKey(server.services, organization.id, now, { account: 'followed' });
+    const use = () => server.request('GET', '/v1/databases', { key });
+    t.equal((await use()).headers.get('x-ratelimit-limit'), '1000', 'pro');
+    t.equal((await use()).status, 200, 'served from the cached row');
+    const shell = new Database(join(server.stateDir, databaseFileName));
+    t.teardown(() => shell.close());
+    shell.prepare("UPDATE organizations SET plan = 'enterprise' WHERE id = ?").run(organization.id);
+    t.equal((await use()).headers.get('x-ratelimit-limit'), '10000', 'a changed plan');
+    shell.prepare('UPDATE api_keys SET expires_at = ? WHERE token_hash = ?').run(new Date(now.getTime() - 1000).toISOString(), hashToken(key));
+    const expired = await use();
+    t.equal(expired.body.error?.code, 'expired_api_key', 'an expiry set on the row');
+    shell.prepare('UPDATE api_keys SET expires_at = NULL, revoked_at = ? WHERE token_hash = ?').run(now.toISOString(), hashToken(key));
+    const revoked = await use();
+    t.equal(revoked.body.error?.code, 'revoked_api_key', 'a revocation');
+    const mistyped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+    for (let i = 0; i < 2; i++) t.equal((await server.request('GET', '/v1/databases', { key: mistyped })).body.error?.code, 'malformed_api_key', 'a mistyped key, each time');
+  });
+
   await t.test('a personal token of a user who no longer exists is refused, never given write', async (t) => {
     const { userId, key } = createUserKey(server.services, tenant.orgId, now, 'member');
     t.equal((await server.request('GET', '/v1/databases', { key })).status, 200);
