@@ -24,10 +24,16 @@ export function issueChecksummedToken(prefix: string): IssuedToken {
   return { value, hash: hashToken(value), prefix, last4: value.slice(-4) };
 }
 
+/** The prefix among `prefixes` that `value` starts with, at a token's length; undefined for anything else. Its characters and checksum are not checked. */
+export function tokenPrefixAtLength(value: string, prefixes: readonly string[]): string | undefined {
+  const prefix = prefixes.find((candidate) => value.startsWith(candidate));
+  return prefix !== undefined && value.length === prefix.length + randomLength + checksumLength ? prefix : undefined;
+}
+
 /** The prefix of a well-formed value among `prefixes`, its checksum right; undefined for anything else. */
 export function checksummedTokenPrefix(value: string, prefixes: readonly string[]): string | undefined {
-  const prefix = prefixes.find((candidate) => value.startsWith(candidate));
-  if (prefix === undefined || value.length !== prefix.length + randomLength + checksumLength) return undefined;
+  const prefix = tokenPrefixAtLength(value, prefixes);
+  if (prefix === undefined) return undefined;
   if (!/^[0-9A-Za-z]+$/.test(value.slice(prefix.length))) return undefined;
   const body = value.slice(0, -checksumLength);
   return checksum(body) === value.slice(-checksumLength) ? prefix : undefined;

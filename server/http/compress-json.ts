@@ -28,7 +28,9 @@ export function compressJson(): Middleware {
     await next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return;
     if (!isJson(ctx)) return;
-    ctx.vary('Accept-Encoding');
+    // What vary() sets when there is no Vary yet, without its parse of both lists.
+    if (ctx.res.hasHeader('Vary')) ctx.vary('Accept-Encoding');
+    else ctx.set('Vary', 'Accept-Encoding');
     const encoding = chosenEncoding(ctx);
     if (encoding === undefined) return;
     // A list's page comes serialized already (http/paging.ts); any other answer is an object Koa would serialize.

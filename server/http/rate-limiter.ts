@@ -33,11 +33,11 @@ export class RateLimiter {
   constructor(private readonly maxAddresses = defaultMaxAddresses) {}
 
   takeForPrincipal(bucket: string, limit: number, nowMs: number): RateDecision {
-    return this.#take(this.#principals, bucket, limit, nowMs);
+    return this.#take(this.#principals, bucket, limit, nowMs, false);
   }
 
   takeForAddress(bucket: string, limit: number, nowMs: number): RateDecision {
-    const decision = this.#take(this.#addresses, bucket, limit, nowMs);
+    const decision = this.#take(this.#addresses, bucket, limit, nowMs, true);
     if (this.#addresses.size > this.maxAddresses) this.#forgetOldestAddresses();
     return decision;
   }
@@ -58,7 +58,8 @@ export class RateLimiter {
     }
   }
 
-  #take(counts: Map<string, number>, bucket: string, limit: number, nowMs: number): RateDecision {
+  /** `byRecency`: keep `counts` in order of last use (for the forgetting of addresses; principals are never forgotten). */
+  #take(counts: Map<string, number>, bucket: string, limit: number, nowMs: number, byRecency: boolean): RateDecision {
     const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
     if (windowStart !== this.#windowStart) {
       this.#principals.clear();
@@ -67,7 +68,7 @@ export class RateLimiter {
     }
     const used = (counts.get(bucket) ?? 0) + 1;
     const allowed = used <= limit;
-    counts.delete(bucket); // set again below, so it moves to the end: most recently used
+    if (byRecency) counts.delete(bucket); // set again below, so it moves to the end: most recently used
     counts.set(bucket, Math.min(used, limit));
     return { limit, remaining: Math.max(0, limit - Math.min(used, limit)), resetAt: windowStart + windowSeconds, allowed };
   }

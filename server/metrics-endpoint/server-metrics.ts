@@ -11,6 +11,7 @@ import type { SpoolReport } from '../metrics/ingest-service.js';
 import type { LatestSnapshotRow, SampleRow } from '../metrics/sample-row.js';
 import { exporterSeries, exposedType, type ExporterSeries } from './exporter-series.js';
 import { HealthGauges, type HealthSources } from './health-gauges.js';
+import { HttpRequestMetrics } from './http-request-metrics.js';
 
 export interface ScrapeSources extends HealthSources {
   databases: () => DatabaseRow[];
@@ -35,8 +36,7 @@ const attemptResults: Record<DeliveryStatus, string> = { succeeded: 'succeeded',
 /** The server's own Prometheus registry (never prom-client's global one); database gauges are computed at scrape time. */
 export class ServerMetrics implements JobObserver, DeliveryObserver {
   readonly registry = new Registry();
-  readonly #requests;
-  readonly #duration;
+  readonly #httpRequests = new HttpRequestMetrics();
   readonly #batches;
   readonly #samples;
   readonly #jobSlices;
@@ -54,19 +54,6 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
     catalog: MetricCatalog,
   ) {
     const registers = [this.registry];
-    this.#requests = new Counter({
-      name: 'dbmon_http_requests_total',
-      help: 'HTTP requests served, by method, matched route and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.#duration = new Histogram({
-      name: 'dbmon_http_request_duration_seconds',
-      help: 'HTTP request duration by matched route.',
-      labelNames: ['route'],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
-      registers,
-    });
     this.#batches = new Counter({
       name: 'dbmon_ingest_batches_total',
       help: 'Sample batches received from agents, by result (stored or duplicate).',
@@ -168,8 +155,7 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.#requests.inc({ method, route, status: String(status) });
-    this.#duration.observe({ route }, seconds);
+    this.#httpRequests.observe(method, route, status, seconds);
   }
 
   /** The embedded agent's spool, as it states with each batch it tries to deliver. */
@@ -205,7 +191,7 @@ export class ServerMetrics implements JobObserver, DeliveryObserver {
     this.#health.refresh();
     const samples = new Map(this.sources.latestSamples().map((sample) => [sample.database_id, sample]));
     const views = databaseViews(this.sources, this.#exporterFamilies, this.sources.databases(), (id) => samples.get(id));
-    return (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
+    return this.#httpRequests.text() + (await this.registry.metrics()) + databaseFamiliesText(this.#families, views, databaseLabels) + exporterFamiliesText(views, databaseLabels);
   }
 
   /** The monitored databases, as the scrape targets list them. */

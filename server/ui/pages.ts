@@ -91,21 +91,23 @@ export function pages(deps: PagesDependencies): Middleware {
   const routes = router.routes() as Middleware;
   const methods = router.allowedMethods() as Middleware;
   const end: Next = async () => {};
-  return async (ctx: Context, next: Next) => {
+  return (ctx: Context, next: Next) => {
+    // No page path is under /v1: the API's requests go on without the page patterns tested against them.
+    if (underV1(ctx.path)) return next();
     if (!pagePaths.has(ctx.path)) return browserNotFound(ctx, next);
     setPageSecurityHeaders(ctx, https);
     // The path holds a one-time token: not even this server's own stylesheet request may carry it as the Referer.
     if (tokenPaths.has(ctx.path)) ctx.set('Referrer-Policy', 'no-referrer');
     // A page request ends here: the API's middleware after this one never sees it.
     const parse = samlAcsPath.test(ctx.path) ? samlResponseForm : form;
-    await errors(ctx, () => noRoute(ctx, () => parse(ctx, () => routes(ctx, () => methods(ctx, end)))));
+    return errors(ctx, () => noRoute(ctx, () => parse(ctx, () => routes(ctx, () => methods(ctx, end)))));
   };
 
   async function browserNotFound(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
     } catch (error) {
-      if (!(error instanceof NoRouteError) || underV1(ctx.path) || ctx.accepts('json', 'html') !== 'html') throw error;
+      if (!(error instanceof NoRouteError) || ctx.accepts('json', 'html') !== 'html') throw error;
       setPageSecurityHeaders(ctx, https);
       sendErrorPage(ctx, renderer, deps.logger, error);
     }

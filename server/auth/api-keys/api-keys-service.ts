@@ -8,7 +8,8 @@ import type { IdentityService } from '../identity/identity-service.js';
 import { allows, defaultScopes, isAdminRole, narrowerAccess, roleAccess, type Access, type Scope } from '../permissions.js';
 import type { Actor, Principal } from '../principal.js';
 import type { GenerationCache } from '../../storage/generation-cache.js';
-import { checkToken, issueToken } from './api-key-token.js';
+import { hashTokenBase64 } from '../../crypto/checksummed-token.js';
+import { checkToken, hasKeyShape, issueToken } from './api-key-token.js';
 import type { ApiKeyAuthRow, ApiKeyListRow, ApiKeyRow, ApiKeysRepository, KeyVisibility } from './api-keys-repository.js';
 
 export interface NewApiKey {
@@ -29,11 +30,26 @@ export interface CreatedApiKey {
 /** last_used_at is written at most this often per key, so reads do not turn every request into a write. */
 const lastUsedResolutionMs = 60_000;
 
+/** What authentication makes of a cached key row, once: its times parsed (`lastUsedMs` follows last_used_at) and its principal. */
+interface KeyRowDerived {
+  expiresMs: number | null;
+  ancestorExpiresMs: number | null;
+  lastUsedMs: number | null;
+  principal: Principal | undefined;
+}
+
 export const defaultMaxLiveKeysPerOrganization = 1000;
 
+function malformedKey(): AuthenticationError {
+  return new AuthenticationError('malformed_api_key', 'The API key is malformed');
+}
+
 export class ApiKeysService {
-  /** Each cached key row's principal, made once: `lookups` keeps the row, and drops it when a credential table changes. */
-  readonly #principals = new WeakMap<ApiKeyAuthRow, Principal>();
+  /**
+   * Made once per cached key row (`lookups` keeps the row, and drops it when a credential table changes):
+   * a Date.parse, or the principal's JSON.parse of the scopes, cost more than the rest of a cached lookup.
+   */
+  readonly #derived = new WeakMap<ApiKeyAuthRow, KeyRowDerived>();
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -48,9 +64,14 @@ export class ApiKeysService {
 
   /** Resolves a bearer token to the rights in force now; throws with a code naming what is wrong. */
   authenticate(token: string, now: Date): Principal {
-    const check = checkToken(token);
-    if (!check.ok) throw new AuthenticationError('malformed_api_key', 'The API key is malformed');
-    const row = this.lookups.get(check.hash, () => this.keys.findForAuth(Buffer.from(check.hash, 'base64')) ?? null);
+    if (!hasKeyShape(token)) throw malformedKey();
+    // A key seen before is found by its hash alone (its value was well-formed, or its hash would not
+    // be stored); only a lookup checks the characters and checksum, so no malformed value reaches storage.
+    const hash = hashTokenBase64(token);
+    const row = this.lookups.get(hash, () => {
+      if (!checkToken(token).ok) throw malformedKey();
+      return this.keys.findForAuth(Buffer.from(hash, 'base64')) ?? null;
+    });
     if (row === null) throw new AuthenticationError('invalid_api_key', 'The API key is not valid');
     // Its user or service account deleted with foreign keys off (the sqlite3 shell): no role to act with.
     if (row.kind === 'personal' ? row.user_role === null : row.service_account_permission === null) {
@@ -60,22 +81,34 @@ export class ApiKeysService {
     if (row.ancestor_revoked === 1) {
       throw new AuthenticationError('revoked_api_key', 'The API key was revoked with the key that created it');
     }
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= now.getTime()) {
+    const derived = this.#derivedOf(row);
+    const nowMs = now.getTime();
+    if (derived.expiresMs !== null && derived.expiresMs <= nowMs) {
       throw new AuthenticationError('expired_api_key', `The API key expired at ${row.expires_at}`);
     }
-    if (row.ancestor_expires_at !== null && Date.parse(row.ancestor_expires_at) <= now.getTime()) {
+    if (derived.ancestorExpiresMs !== null && derived.ancestorExpiresMs <= nowMs) {
       throw new AuthenticationError('expired_api_key', `The key that created it expired at ${row.ancestor_expires_at}`);
     }
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= lastUsedResolutionMs) {
+    if (derived.lastUsedMs === null || nowMs - derived.lastUsedMs >= lastUsedResolutionMs) {
       row.last_used_at = now.toISOString();
+      derived.lastUsedMs = nowMs;
       this.keys.touch(row.id, row.last_used_at); // the cached row follows: that column moves no generation
     }
-    let principal = this.#principals.get(row);
-    if (principal === undefined) {
-      principal = toPrincipal(row);
-      this.#principals.set(row, principal);
+    return (derived.principal ??= toPrincipal(row));
+  }
+
+  #derivedOf(row: ApiKeyAuthRow): KeyRowDerived {
+    let derived = this.#derived.get(row);
+    if (derived === undefined) {
+      derived = {
+        expiresMs: row.expires_at === null ? null : Date.parse(row.expires_at),
+        ancestorExpiresMs: row.ancestor_expires_at === null ? null : Date.parse(row.ancestor_expires_at),
+        lastUsedMs: row.last_used_at === null ? null : Date.parse(row.last_used_at),
+        principal: undefined,
+      };
+      this.#derived.set(row, derived);
     }
-    return principal;
+    return derived;
   }
 
   /** A key made through the API: never broader than the key that asks for it, and revoked with it. */

@@ -8,7 +8,10 @@ export class OAuthTokenResolver implements CredentialResolver {
   constructor(private readonly tokens: OAuthTokensService) {}
 
   resolve(ctx: Context, now: Date): AuthResult | undefined {
-    const match = /^Bearer +(\S+)$/i.exec(ctx.get('Authorization'));
+    const header = ctx.get('Authorization');
+    // Most headers hold an API key: none that lacks the prefix is parsed.
+    if (!header.includes(accessTokenPrefix)) return undefined;
+    const match = /^Bearer +(\S+)$/i.exec(header);
     if (match === null || !match[1]!.startsWith(accessTokenPrefix)) return undefined;
     try {
       return { principal: this.tokens.authenticate(match[1]!, now) };

@@ -91,6 +91,25 @@ t.test('API keys over HTTP', async (t) => {
     t.equal(response.body.error.code, 'expired_api_key');
   });
 
+  await t.test('last_used_at is written on first use, then at most once a minute', async (t) => {
+    const key = createServiceKey(server.services, tenant.orgId, now, { account: 'used' });
+    const lastUsed = () => server.db.prepare<[Buffer], string | null>('SELECT last_used_at FROM api_keys WHERE token_hash = ?').pluck().get(hashToken(key));
+    t.teardown(() => {
+      server.clock.now = now;
+    });
+    const useAt = async (offsetMs: number) => {
+      server.clock.now = new Date(now.getTime() + offsetMs);
+      t.equal((await server.request('GET', '/v1/databases', { key })).status, 200);
+      return lastUsed();
+    };
+    t.equal(lastUsed(), null, 'never used');
+    t.equal(await useAt(0), now.toISOString(), 'the first use');
+    t.equal(await useAt(59_999), now.toISOString(), 'within the minute: not written again');
+    t.equal(await useAt(60_000), new Date(now.getTime() + 60_000).toISOString(), 'a minute on');
+    t.equal(await useAt(119_999), new Date(now.getTime() + 60_000).toISOString(), 'a minute from that write, not from the first');
+    t.equal(await useAt(120_000), new Date(now.getTime() + 120_000).toISOString());
+  });
+
   await t.test('a revoked key gets 401 revoked_api_key; revoking twice is 409', async (t) => {
     const created = await server.request('POST', '/v1/api-keys', { key: manager, body: { name: 'short-lived', permission: 'write' } });
     t.equal((await server.request('DELETE', `/v1/api-keys/${created.body.id}`, { key: manager })).status, 204);
@@ -266,6 +285,26 @@ t.test('API keys over HTTP', async (t) => {
     const made = await create(admin.key, { name: 'bot', permission: 'read', service_account: 'made-by-admin' });
     t.equal(made.status, 201, 'an admin makes service-account keys');
     t.equal(made.body.parent_key_id, idOf(admin.key), 'through its token, which is then their parent');
+  });
+
+  await t.test('a key in use follows changes to its row, its organization and its revocation at the next request', async (t) => {
+    const organization = server.services.identity.createOrganization({ name: 'changing', plan: 'pro' }, now);
+    const key = createServiceKey(server.services, organization.id, now, { account: 'followed' });
+    const use = () => server.request('GET', '/v1/databases', { key });
+    t.equal((await use()).headers.get('x-ratelimit-limit'), '1000', 'pro');
+    t.equal((await use()).status, 200, 'served from the cached row');
+    const shell = new Database(join(server.stateDir, databaseFileName));
+    t.teardown(() => shell.close());
+    shell.prepare("UPDATE organizations SET plan = 'enterprise' WHERE id = ?").run(organization.id);
+    t.equal((await use()).headers.get('x-ratelimit-limit'), '10000', 'a changed plan');
+    shell.prepare('UPDATE api_keys SET expires_at = ? WHERE token_hash = ?').run(new Date(now.getTime() - 1000).toISOString(), hashToken(key));
+    const expired = await use();
+    t.equal(expired.body.error?.code, 'expired_api_key', 'an expiry set on the row');
+    shell.prepare('UPDATE api_keys SET expires_at = NULL, revoked_at = ? WHERE token_hash = ?').run(now.toISOString(), hashToken(key));
+    const revoked = await use();
+    t.equal(revoked.body.error?.code, 'revoked_api_key', 'a revocation');
+    const mistyped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+    for (let i = 0; i < 2; i++) t.equal((await server.request('GET', '/v1/databases', { key: mistyped })).body.error?.code, 'malformed_api_key', 'a mistyped key, each time');
   });
 
   await t.test('a personal token of a user who no longer exists is refused, never given write', async (t) => {
