@@ -1,8 +1,8 @@
 import { hkdfSync } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { SecretBox } from '../../common/secret-box.js';
+import { writeFileAtomically } from '../../common/write-file-atomically.js';
 import { agentAssignments, type Assignments } from '../../common/agent-protocol/assignments.js';
 
 const associatedData = 'dbmon-agent assignments';
@@ -58,22 +58,7 @@ export class AssignmentStore {
   save(assignments: Assignments): void {
     const json = JSON.stringify(assignments);
     if (json === this.#saved) return;
-    const temporary = `${this.file}.tmp`;
-    removeLeftover(temporary);
-    const fd = openSync(temporary, 'wx', 0o600);
-    try {
-      writeSync(fd, this.#box.seal(json, associatedData));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, this.file);
-    const directory = openSync(dirname(this.file), 'r');
-    try {
-      fsyncSync(directory);
-    } finally {
-      closeSync(directory);
-    }
+    writeFileAtomically(this.file, this.#box.seal(json, associatedData));
     this.#saved = json;
   }
 
@@ -81,14 +66,5 @@ export class AssignmentStore {
   private ignore(reason: string): undefined {
     this.logger.warn({ file: this.file, reason }, 'ignoring the saved assignments');
     return undefined;
-  }
-}
-
-/** A temporary file left by a crash (or anything planted there): unlink removes a link itself, never its target. */
-function removeLeftover(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }

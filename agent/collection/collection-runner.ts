@@ -14,13 +14,19 @@ export interface CollectionRunnerOptions<Source extends Pingable> {
   logger: Logger;
   /** The metrics a snapshot carries; the real catalog unless a test passes a fixture. */
   catalog?: MetricCatalog;
+  /** Monotonic milliseconds: collectors' durations and when the counters were read. */
+  nowMs?: () => number;
 }
 
 /**
  * Collects one database: runs its collectors one after another (they share one connection, so
  * each one's duration is its own), records how each fared, and turns the readings of
- * consecutive cycles into rates. One runner per database; it owns that database's previous
- * readings. A failing collector costs only its own part of the snapshot.
+ * consecutive cycles into rates. Those that read rates' counters run first, right after the
+ * ping, and the sample is stamped with when the first of them read its own (the cycle's start
+ * plus the agent's monotonic time to the middle of that read): a rate's interval is then the
+ * time between its counters' reads, whatever a reconnect or the event loop delayed. One runner
+ * per database; it owns that database's previous readings. A failing collector costs only its
+ * own part of the snapshot.
  */
 export class CollectionRunner<Source extends Pingable> {
   #previous: TimedReadings | undefined;
@@ -29,20 +35,27 @@ export class CollectionRunner<Source extends Pingable> {
   readonly #collectorErrors = new Map<string, string>();
 
   readonly #catalog: MetricCatalog;
-  /** Each collector's logger, made once rather than every cycle. */
-  readonly #loggers: readonly Logger[];
+  readonly #nowMs: () => number;
+  /** The collectors in the order they run, each with its logger, made once rather than every cycle. */
+  readonly #collectors: readonly { collector: Collector<Source>; logger: Logger }[];
 
   constructor(private readonly options: CollectionRunnerOptions<Source>) {
     this.#catalog = options.catalog ?? metricCatalog;
-    this.#loggers = options.collectors.map((collector) => options.logger.child({ collector: collector.name }));
+    this.#nowMs = options.nowMs ?? (() => performance.now());
+    const countersFirst = [
+      ...options.collectors.filter((collector) => collector.readsRateCounters),
+      ...options.collectors.filter((collector) => !collector.readsRateCounters),
+    ];
+    this.#collectors = countersFirst.map((collector) => ({ collector, logger: options.logger.child({ collector: collector.name }) }));
   }
 
   /**
-   * One cycle. `signal` is the cycle's deadline (the scheduler's): once it aborts, the statement
-   * running is cancelled and the collectors not yet run are recorded as failed with its reason.
+   * One cycle that starts `now`. `signal` is the cycle's deadline (the scheduler's): once it aborts, the
+   * statement running is cancelled and the collectors not yet run are recorded as failed with its reason.
    */
   async collect(now: Date = new Date(), signal: AbortSignal = new AbortController().signal): Promise<Snapshot> {
-    const { source, collectors } = this.options;
+    const startedMs = this.#nowMs();
+    const { source } = this.options;
     const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error)).slice(0, maxErrorLength);
     try {
       // A connection that broke since the last cycle fails the first ping and is dropped;
@@ -57,29 +70,33 @@ export class CollectionRunner<Source extends Pingable> {
     const outcomes: CollectorOutcome[] = [];
     const contributions: Contribution[] = [];
     let statisticsFailure: string | undefined;
-    for (const [index, collector] of collectors.entries()) {
-      const started = performance.now();
-      const ctx = { signal, now, logger: this.#loggers[index]! };
+    let countersReadMs: number | undefined;
+    for (const { collector, logger } of this.#collectors) {
+      const started = this.#nowMs();
+      const ctx = { signal, now, logger };
       try {
         signal.throwIfAborted();
         contributions.push(await collector.collect(source, ctx));
-        outcomes.push({ name: collector.name, duration_ms: performance.now() - started, success: true });
+        const ended = this.#nowMs();
+        outcomes.push({ name: collector.name, duration_ms: ended - started, success: true });
+        if (collector.readsRateCounters) countersReadMs ??= (started + ended) / 2;
         this.#collectorSucceeded(collector.name);
       } catch (error) {
         const message = describe(error);
-        outcomes.push({ name: collector.name, duration_ms: performance.now() - started, success: false, error: message });
+        outcomes.push({ name: collector.name, duration_ms: this.#nowMs() - started, success: false, error: message });
         this.#collectorFailed(collector.name, message);
         if (collector.explainsMissingLatency) statisticsFailure ??= message;
       }
     }
     const merged = mergeContributions(contributions);
-    const current: TimedReadings = { atMs: now.getTime(), readings: merged.readings ?? {} };
+    const sampledAtMs = now.getTime() + (countersReadMs === undefined ? 0 : Math.round(countersReadMs - startedMs));
+    const current: TimedReadings = { atMs: sampledAtMs, readings: merged.readings ?? {} };
     const derived = intervalMetrics(this.#previous, current, statisticsFailure ?? merged.latencyNote);
     this.#previous = current;
     const fields = metricFields(this.#catalog, { ...merged.values, ...derivedValues(derived) });
     const { source: latencySource, note } = derived.latency;
     return {
-      timestamp: now.toISOString(),
+      timestamp: new Date(sampledAtMs).toISOString(),
       reachable: true,
       version: merged.version ?? null,
       ...fields,

@@ -16,6 +16,12 @@ export interface Collector<Source> {
   readonly name: string;
   /** It reads the statement statistics that latency comes from: its failure says why there is none. */
   readonly explainsMissingLatency?: boolean;
+  /**
+   * Its readings become per-second rates: the runner runs it before the others (in their order)
+   * and stamps the sample with when the first of them read, so that neither a slow collector nor
+   * a reconnect stretches or shrinks an interval.
+   */
+  readonly readsRateCounters?: boolean;
   collect(source: Source, ctx: CollectContext): Promise<Contribution>;
 }
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Assignment } from '../assignments/assignment.js';
 import { CollectionRunner } from './collection-runner.js';
@@ -12,7 +13,7 @@ import type { PostgresSource } from '../sources/postgres-source.js';
 
 /** Everything needed to collect one assigned database: its connection and its runner. */
 export interface DatabaseCollection {
-  /** One cycle, ended by `signal` (the scheduler's deadline). */
+  /** One cycle that started `now`, ended by `signal` (the scheduler's deadline). */
   collect(now: Date, signal: AbortSignal): Promise<Snapshot>;
   close(): Promise<void>;
 }
@@ -37,7 +38,12 @@ export function createDatabaseCollection(assignment: Assignment, options: Databa
   let opened: Promise<DatabaseCollection> | undefined;
   const open = (): Promise<DatabaseCollection> => (opened ??= openCollection(assignment, options));
   return {
-    collect: async (now, signal) => (await open()).collect(now, signal),
+    collect: async (now, signal) => {
+      const openingMs = performance.now();
+      const collection = await open();
+      // The first cycle loads the engine's driver before its runner starts, which takes `now` as its own start.
+      return collection.collect(new Date(now.getTime() + Math.round(performance.now() - openingMs)), signal);
+    },
     close: async () => {
       if (opened !== undefined) await (await opened).close();
     },

@@ -40,6 +40,7 @@ export type StatementStats = z.output<typeof statementStats>;
 // Snapshot internals are parsed leniently (unknown keys dropped) so an agent one version ahead
 // still delivers; the batch envelope itself is strict.
 const snapshotEnvelope = {
+  // When the rate counters were read (the cycle's start if none were): a rate is over the time between two samples'.
   timestamp: z.iso.datetime({ offset: true }),
   reachable: z.boolean(),
   error: z.string().max(maxErrorLength).optional(),

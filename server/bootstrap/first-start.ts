@@ -1,6 +1,6 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { writeFileAtomically } from '../../common/write-file-atomically.js';
 import { randomBase62 } from '../crypto/base62.js';
 import type { ApiKeysService } from '../auth/api-keys/api-keys-service.js';
 import type { IdentityService } from '../auth/identity/identity-service.js';
@@ -18,7 +18,8 @@ export interface InitialAdmin {
 
 /**
  * On an empty state directory: the `default` organization, its owner and a write key, written
- * owner-only to `<state dir>/initial-admin.json`. The log names the file, never its content.
+ * owner-only to `<state dir>/initial-admin.json`, whole and durable before the organization commits
+ * (they may be the only credentials). The log names the file, never its content.
  */
 export async function ensureInitialAdmin(
   services: { identity: IdentityService; apiKeys: ApiKeysService; transaction: Transaction },
@@ -45,7 +46,7 @@ export async function ensureInitialAdmin(
       now,
     );
     const credentials: InitialAdmin = { org_id: organization.id, email: 'admin@localhost', password, api_key: key.value };
-    writeFileSync(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileAtomically(file, `${JSON.stringify(credentials, null, 2)}\n`);
     return credentials;
   });
   logger.warn({ file }, 'first start: created organization "default"; initial credentials are in this file (owner-only); move them somewhere safe');

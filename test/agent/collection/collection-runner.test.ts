@@ -3,6 +3,7 @@ import t from 'tap';
 import { CollectionRunner } from '../../../agent/collection/collection-runner.js';
 import type { Collector, Pingable } from '../../../agent/collection/collector.js';
 import { postgresCollectors } from '../../../agent/collection/collectors/postgres/postgres-collectors.js';
+import { postgresStatDatabaseCollector } from '../../../agent/collection/collectors/postgres/postgres-stat-database-collector.js';
 import { DeadlineExceededError } from '../../../agent/collection/scheduler.js';
 import { PostgresSource } from '../../../agent/sources/postgres-source.js';
 import { snapshotSchema } from '../../../common/agent-protocol/snapshot.js';
@@ -120,4 +121,57 @@ t.test('the source reconnects by itself after its session was killed', async (t)
   const snapshot = await runner.collect();
   t.equal(snapshot.reachable, true, 'the next cycle opens a new session');
   t.ok(snapshot.collectors.every((outcome) => outcome.success), JSON.stringify(snapshot.collectors));
+});
+
+t.test('a rate is timed by when its counters were read, not by when the cycle began', async (t) => {
+  // The agent's monotonic clock, moved by hand: a slow reconnect and a slow collector take as long as the test says.
+  const clock = { ms: 0 };
+  const slowPings = [2_500, 0];
+  const slowCollector = [3_000, 0];
+  class SlowToPing extends PostgresSource {
+    override async ping(signal: AbortSignal): Promise<void> {
+      clock.ms += slowPings.shift() ?? 0;
+      return super.ping(signal);
+    }
+  }
+  const database = await createThrowawayPostgresDatabase();
+  const source = new SlowToPing(database.settings, sourceOptions);
+  t.teardown(async () => {
+    await source.close();
+    await database.drop();
+  });
+  const countersReadAtMs: number[] = [];
+  const runner = new CollectionRunner({
+    source,
+    logger,
+    nowMs: () => clock.ms,
+    collectors: [
+      { name: 'slow', collect: async () => ((clock.ms += slowCollector.shift() ?? 0), {}) },
+      { ...postgresStatDatabaseCollector, collect: (s, ctx) => (countersReadAtMs.push(clock.ms), postgresStatDatabaseCollector.collect(s, ctx)) },
+    ],
+  });
+  const cycleStart = Date.parse('2026-01-01T00:00:00Z');
+  const first = await runner.collect(new Date(cycleStart));
+  const load = await database.connect();
+  for (let i = 0; i < 20; i += 1) await load.query('SELECT 1');
+  await load.end();
+  // Backends report to the statistics view when idle, at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  clock.ms = 10_000;
+  const second = await runner.collect(new Date(cycleStart + 10_000));
+
+  const transactions = (snapshot: typeof first): number =>
+    Object.entries(snapshot.counters)
+      .filter(([key]) => /^pg_stat_database_xact_(commit|rollback)\{/.test(key))
+      .reduce((sum, [, value]) => sum + value, 0);
+  const increase = transactions(second) - transactions(first);
+  t.ok(increase >= 20, `the load's transactions were counted (${increase})`);
+  const readSeconds = (countersReadAtMs[1]! - countersReadAtMs[0]!) / 1000;
+  t.equal(second.metrics.throughput.transactions_per_second, increase / readSeconds, `the rate is over the ${readSeconds} s between the counters' reads`);
+  t.equal(
+    (Date.parse(second.timestamp) - Date.parse(first.timestamp)) / 1000,
+    readSeconds,
+    "the samples' times are as far apart as the reads, so increase = rate × interval downstream too",
+  );
+  t.equal(first.timestamp, new Date(cycleStart + countersReadAtMs[0]!).toISOString(), 'stamped when the counters were read');
 });

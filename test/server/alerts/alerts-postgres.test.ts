@@ -53,6 +53,8 @@ t.test('real PostgreSQL: extra sessions fire a connections.active rule, webhooks
   const cycle = async () => {
     const snapshot = await collection.collect(server.clock.now, AbortSignal.timeout(10_000));
     t.equal(snapshot.reachable, true, snapshot.error ?? 'reachable');
+    // Stamped when its counters were read, a few milliseconds into the cycle: the server receives it after that.
+    server.clock.now = new Date(snapshot.timestamp);
     const result = server.services.ingest.ingest(
       { kind: 'embedded' },
       { batch_id: `pg-alerts-batch-${String(++batch).padStart(4, '0')}`, samples: [{ database_id: databaseId, snapshot }] },

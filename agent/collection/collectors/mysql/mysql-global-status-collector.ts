@@ -15,6 +15,7 @@ const variables = [...mysqlStatusVariables.counter, ...mysqlStatusVariables.gaug
  */
 export const mysqlGlobalStatusCollector: Collector<MysqlSource> = {
   name: 'mysql_global_status',
+  readsRateCounters: true,
   async collect(source, { signal }) {
     const rows = await source.query(
       `SHOW GLOBAL STATUS WHERE Variable_name IN (?) ${mysqlStatusFamilies.map(() => 'OR Variable_name LIKE ?').join(' ')}`,

@@ -31,6 +31,7 @@ const ASKS_FOR_PLAN = /^(EXPLAIN|DESCRIBE|DESC)\b/i;
 export const mysqlStatementDigestsCollector: Collector<MysqlSource> = {
   name: 'mysql_statement_digests',
   explainsMissingLatency: true,
+  readsRateCounters: true,
   async collect(source, { signal }) {
     const rows = await source.query(
       `SELECT DIGEST AS digest, DIGEST_TEXT AS query, COUNT_STAR AS calls,

@@ -11,6 +11,7 @@ import { pgRatedColumns, pgStatDatabaseRatePath } from '../../../../common/metri
  */
 export const postgresStatDatabaseCollector: Collector<PostgresSource> = {
   name: 'pg_stat_database',
+  readsRateCounters: true,
   async collect(source, { signal }) {
     const [row] = await source.query(
       `SELECT datid::text AS datid, datname, ${pgStatDatabaseColumns.join(', ')},

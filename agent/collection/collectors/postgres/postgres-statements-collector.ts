@@ -34,6 +34,7 @@ const memories = new WeakMap<PostgresSource, StatementsMemory>();
 export const createPostgresStatementsCollector = (topStatements: number): Collector<PostgresSource> => ({
   name: 'pg_stat_statements',
   explainsMissingLatency: true,
+  readsRateCounters: true,
   async collect(source, { signal }) {
     let memory = memories.get(source);
     if (memory === undefined) memories.set(source, (memory = { texts: new Map() }));

@@ -49,7 +49,9 @@ t.test("the rates of the server's counters the mysqld mixin graphs: what the cou
   await client.query('SELECT * FROM rated');
   const after = await runner.collect(new Date(start + 10_000));
   const { rates } = after.metrics;
-  const rose = (series: string) => (after.counters[series]! - before.counters[series]!) / 10;
+  // Per second of the interval between the samples' times, those of the counters' reads.
+  const seconds = (Date.parse(after.timestamp) - Date.parse(before.timestamp)) / 1000;
+  const rose = (series: string) => (after.counters[series]! - before.counters[series]!) / seconds;
   for (const [operation, atLeast] of [['inserted', 4], ['updated', 2], ['deleted', 1], ['read', 3]] as const) {
     const rate = rates[`mysql_global_status_innodb_rows_${operation}`];
     if (innodbRows.length === 0) {

@@ -48,7 +48,7 @@ t.test('QPS, TPS and latency are those of the monitored database alone', async (
   const loadedRunner = collectionRunner(loadedSource, mysqlCollectors);
   const idleRunner = collectionRunner(idleSource, mysqlCollectors);
   const started = new Date();
-  await loadedRunner.collect(started);
+  const before = await loadedRunner.collect(started);
   await idleRunner.collect(started);
   // The agent's next cycle reconnects, so its connection set-up falls within the measured interval.
   const [agent] = await loadedSource.query('SELECT CONNECTION_ID() AS id', [], AbortSignal.timeout(5000));
@@ -65,7 +65,8 @@ t.test('QPS, TPS and latency are those of the monitored database alone', async (
   const ended = new Date();
   const busy = await loadedRunner.collect(ended);
   const quiet = await idleRunner.collect(ended);
-  const seconds = (ended.getTime() - started.getTime()) / 1000;
+  // A rate is over the interval between the samples' times, those of the counters' reads.
+  const seconds = (Date.parse(busy.timestamp) - Date.parse(before.timestamp)) / 1000;
 
   t.ok(busy.collectors.every((outcome) => outcome.success), JSON.stringify(busy.collectors));
   t.ok(quiet.collectors.every((outcome) => outcome.success), JSON.stringify(quiet.collectors));
