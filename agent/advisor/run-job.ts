@@ -4,12 +4,6 @@ import type { SqlSession } from '../sources/sql-session.js';
 import type { JobResult, StatementAnalysis, Suggestion } from '../../common/agent-protocol/job-results.js';
 import type { AgentJob, AnalyzeJob } from '../../common/agent-protocol/optimization-jobs.js';
 import type { AdvisorOptions } from './advisor-options.js';
-import { analyzeMysqlStatement } from './mysql-advisor.js';
-import { applyMysql } from './mysql-apply.js';
-import { mysqlIndexHygiene } from './mysql-index-hygiene.js';
-import { analyzePostgresStatement } from './postgres-advisor.js';
-import { applyPostgres } from './postgres-apply.js';
-import { postgresIndexHygiene } from './postgres-index-hygiene.js';
 
 export interface RunJobContext {
   options: AdvisorOptions;
@@ -40,9 +34,15 @@ export async function runJob(job: AgentJob, ctx: RunJobContext): Promise<JobResu
   const sessionOptions = { statementTimeoutMs, connectTimeoutMs: options.connectTimeoutMs, ...(ctx.signal && { signal: ctx.signal }) };
   let session: SqlSession | undefined;
   try {
-    // The engine's driver is loaded by its first job: an agent that never sees a MariaDB job never loads mysql2.
+    // The engine's driver and advisor are loaded by its first job: an agent that never sees a MariaDB
+    // job never loads mysql2, and one that collects without jobs never loads an advisor.
     if (job.database.type === 'postgresql') {
-      const { openPostgresSession } = await import('../sources/postgres-session.js');
+      const [{ openPostgresSession }, { applyPostgres }, { analyzePostgresStatement }, { postgresIndexHygiene }] = await Promise.all([
+        import('../sources/postgres-session.js'),
+        import('./postgres-apply.js'),
+        import('./postgres-advisor.js'),
+        import('./postgres-index-hygiene.js'),
+      ]);
       const postgres = await openPostgresSession(settings, sessionOptions);
       session = postgres;
       if (job.kind === 'apply') return await applyPostgres(postgres, job, options);
@@ -50,7 +50,12 @@ export async function runJob(job: AgentJob, ctx: RunJobContext): Promise<JobResu
         analyzePostgresStatement(postgres, statement, options),
       );
     }
-    const { openMysqlSession } = await import('../sources/mysql-session.js');
+    const [{ openMysqlSession }, { applyMysql }, { analyzeMysqlStatement }, { mysqlIndexHygiene }] = await Promise.all([
+      import('../sources/mysql-session.js'),
+      import('./mysql-apply.js'),
+      import('./mysql-advisor.js'),
+      import('./mysql-index-hygiene.js'),
+    ]);
     const mysql = await openMysqlSession(settings, sessionOptions);
     session = mysql;
     if (job.kind === 'apply') return await applyMysql(mysql, job, options);

@@ -1,5 +1,5 @@
-import mysql from 'mysql2/promise';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings } from './connection-settings.js';
+import { createMysqlConnection } from './mysql-driver.js';
 import { checkMysqlSchema } from './mysql-schema-check.js';
 import type { MysqlFlavor } from './mysql-source.js';
 import { textOf, type Row } from './row.js';
@@ -43,7 +43,7 @@ export function lexerNeutralSqlMode(sqlMode: string): string {
  */
 export async function openMysqlSession(settings: ConnectionSettings, options: SessionOptions): Promise<MysqlSession> {
   options.signal?.throwIfAborted();
-  const connection = await mysql.createConnection({
+  const connection = await createMysqlConnection({
     host: settings.host,
     port: settings.port,
     user: settings.username,

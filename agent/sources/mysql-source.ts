@@ -1,7 +1,8 @@
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import type { Pingable } from '../collection/collector.js';
 import { abortable } from './abortable.js';
 import { AGENT_MARKER, AGENT_NAME, type ConnectionSettings, type SourceOptions } from './connection-settings.js';
+import { createMysqlConnection } from './mysql-driver.js';
 import { checkMysqlSchema } from './mysql-schema-check.js';
 import type { Row } from './row.js';
 
@@ -97,7 +98,7 @@ export class MysqlSource implements Pingable {
   }
 
   async #connect(onBroken: () => void): Promise<Opened> {
-    const connection = await mysql.createConnection(this.#connectionOptions());
+    const connection = await createMysqlConnection(this.#connectionOptions());
     // Without a listener, a server-side disconnect of an idle connection would crash the process.
     connection.on('error', onBroken);
     try {
@@ -127,7 +128,7 @@ export class MysqlSource implements Pingable {
   #cancel(session: Session, threadId: number): void {
     this.#discard(session);
     const kill = async (): Promise<void> => {
-      const killer = await mysql.createConnection(this.#connectionOptions());
+      const killer = await createMysqlConnection(this.#connectionOptions());
       try {
         await killer.query(`${AGENT_MARKER} KILL ?`, [threadId]);
       } finally {

@@ -52,6 +52,11 @@ t.test('an agent collecting only PostgreSQL loads pg and never mysql2', async (t
   t.notOk(loaded.includes('mysql2'), 'mysql2 is not loaded');
   t.notOk(loaded.includes('node:undici'), "pg does not make node load its fetch (undici), which --jitless could not run");
   t.notOk(loaded.includes('node:https'), 'an agent with an http:// server does not load the HTTPS client');
+  t.ok(loaded.includes('agent/advisor/job-runner'), "the agent's own modules are recorded");
+  t.notOk(
+    loaded.some((name) => /^agent\/advisor\/(postgres|mysql)-/.test(name)),
+    'an agent that was given no optimization job loads no advisor',
+  );
 });
 
 t.test('an agent collecting only MariaDB loads mysql2 and never pg', async (t) => {
