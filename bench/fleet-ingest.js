@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { childCpuMs, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
-import { fleetSnapshot, fleetStatements, loadServer, random, repoRoot } from './fleet-state.js';
+import { fleetSamples, random, registerFleet, repoRoot } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const intervalMs = 10_000;
@@ -40,42 +40,11 @@ const seconds = integerFlag(values, 'seconds');
 const warmUpSeconds = integerFlag(values, 'warm-up', 0);
 const profileArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`];
 
-/** An organization, its dashboard key and the agents with their databases, registered through `root`'s services. */
-async function registerFleet(stateDir) {
-  const server = await loadServer(root);
-  const { db, secretKey } = server.openStateDir(stateDir, undefined);
-  server.migrate(db);
-  const now = new Date();
-  const { services } = server.composeServices(db, secretKey, { startedAt: now });
-  const organization = services.identity.createOrganization({ name: 'fleet', plan: 'enterprise' }, now);
-  const agents = Array.from({ length: Math.ceil(databaseCount / databasesPerAgent) }, (_, a) => {
-    const account = services.identity.serviceAccount(organization.id, `fleet-agent-${a}`, 'write', now);
-    const key = services.apiKeys.create(organization.id, { kind: 'service_account', serviceAccountId: account.id }, { name: `agent-${a}`, permission: 'write', scopes: ['agent'] }, now).value;
-    const row = services.agents.identify(services.apiKeys.authenticate(key, now), { hostname: `agent-${a}`, version: 'bench' }, now);
-    return { key, id: row.id, databases: [] };
-  });
-  db.transaction(() => {
-    for (let i = 0; i < databaseCount; i++) {
-      const agent = agents[Math.floor(i / databasesPerAgent)];
-      const input = server.databaseCreateBody.parse({
-        name: `fleet-${String(i).padStart(5, '0')}`,
-        type: 'postgresql',
-        agent_id: agent.id,
-        connection: { host: `db-${i}.internal`, database: 'app', username: 'monitor' },
-        monitoring: { interval_seconds: 10 },
-      });
-      agent.databases.push({ id: services.databases.create(organization.id, input, now).id, index: i });
-    }
-  })();
-  db.close();
-  return agents;
-}
-
 const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 const children = [];
 try {
   out(`root ${root}, ${databaseCount} databases, cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
-  const agents = await registerFleet(stateDir);
+  const agents = await registerFleet(root, stateDir, databaseCount, databasesPerAgent);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(stateDir, 'event-loop.json');
@@ -103,13 +72,7 @@ try {
       await sleep(Math.max(0, due - performance.now()));
       const sentAt = performance.now();
       const ts = Date.now();
-      const body = JSON.stringify({
-        batch_id: `fleet-ingest-${a}-${String(round).padStart(6, '0')}`,
-        samples: agent.databases.map(({ id, index }) => {
-          const snapshot = fleetSnapshot(ts, index, next);
-          return { database_id: id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(index, ts) } : snapshot };
-        }),
-      });
+      const body = JSON.stringify({ batch_id: `fleet-ingest-${a}-${String(round).padStart(6, '0')}`, samples: fleetSamples(agent.databases, ts, next) });
       const answer = await globalThis
         .fetch(`${base}/v1/agent/samples`, { method: 'POST', headers: { Authorization: `Bearer ${agent.key}`, 'Content-Type': 'application/json' }, body })
         .then(async (response) => ({ status: response.status, text: await response.text() }))

@@ -60,6 +60,48 @@ export async function openFleet(root, stateDir, now) {
   return { server, db, services, catalog, scrapeSources };
 }
 
+/**
+ * An empty state directory's organization and `databaseCount` databases, `perAgent` to an agent, registered
+ * through `root`'s services: each agent's key, id and databases (id and index).
+ */
+export async function registerFleet(root, stateDir, databaseCount, perAgent) {
+  const server = await loadServer(root);
+  const { db, secretKey } = server.openStateDir(stateDir, undefined);
+  server.migrate(db);
+  const now = new Date();
+  const { services } = server.composeServices(db, secretKey, { startedAt: now });
+  const organization = services.identity.createOrganization({ name: 'fleet', plan: 'enterprise' }, now);
+  const agents = Array.from({ length: Math.ceil(databaseCount / perAgent) }, (_, a) => {
+    const account = services.identity.serviceAccount(organization.id, `fleet-agent-${a}`, 'write', now);
+    const key = services.apiKeys.create(organization.id, { kind: 'service_account', serviceAccountId: account.id }, { name: `agent-${a}`, permission: 'write', scopes: ['agent'] }, now).value;
+    const row = services.agents.identify(services.apiKeys.authenticate(key, now), { hostname: `agent-${a}`, version: 'bench' }, now);
+    return { key, id: row.id, databases: [] };
+  });
+  db.transaction(() => {
+    for (let i = 0; i < databaseCount; i++) {
+      const agent = agents[Math.floor(i / perAgent)];
+      const input = server.databaseCreateBody.parse({
+        name: `fleet-${String(i).padStart(5, '0')}`,
+        type: 'postgresql',
+        agent_id: agent.id,
+        connection: { host: `db-${i}.internal`, database: 'app', username: 'monitor' },
+        monitoring: { interval_seconds: 10 },
+      });
+      agent.databases.push({ id: services.databases.create(organization.id, input, now).id, index: i });
+    }
+  })();
+  db.close();
+  return agents;
+}
+
+/** One collection of each of these databases ({ id, index }) at `ts`, as an agent sends them: the reachable ones with 20 statements. */
+export function fleetSamples(databases, ts, next) {
+  return databases.map(({ id, index }) => {
+    const snapshot = fleetSnapshot(ts, index, next);
+    return { database_id: id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(index, ts) } : snapshot };
+  });
+}
+
 /** A deterministic stream of numbers in [0, 1). */
 export function random(seed) {
   let state = seed >>> 0;

@@ -62,14 +62,18 @@ interface KnownStatement {
   newest: number;
 }
 
-/** Statements the key cache holds at most before it starts over. */
-const maxKnownStatements = 200_000;
+/**
+ * Statements the key cache holds at most: 1.5 times issue #14's fleet (10,000 databases of 20
+ * statements each), so that fleet never looks a known statement up.
+ */
+export const defaultMaxKnownStatements = 300_000;
 
 /**
  * Slow-query storage. Statement intervals arrive as rows keyed by the statement's integer key
  * (open intervals); the fold job moves each database's closed minutes into one row per hour of
  * per-minute sums (statement-hour-codec.ts). Reads add both up. The statements' keys are cached, so
  * ingest neither hashes nor writes a statement it knows; `forgetUncommitted()` after a rollback.
+ * Over its size the cache forgets whole databases, the least recently collected first.
  */
 /** The raw samples (the metrics feature), as statement intervals read them. */
 export interface ReachedSamples {
@@ -103,6 +107,7 @@ export class QueriesRepository {
   constructor(
     db: Db,
     private readonly samples: ReachedSamples,
+    private readonly maxKnownStatements = defaultMaxKnownStatements,
   ) {
     this.#statementByFingerprint = db.prepare<[string, string], { key: number; query: string; first_seen_ts: number; last_seen_ts: number }>(
       'SELECT key, query, first_seen_ts, last_seen_ts FROM statements WHERE database_id = ? AND fingerprint = ?',
@@ -169,10 +174,12 @@ export class QueriesRepository {
     if (ran.length === 0) return;
     // Every reachable snapshot measured statements (an empty list when none ran): the previous one starts the interval.
     const start = this.samples.lastReachedBefore(databaseId, ts) ?? null;
+    const known = this.#knownOf(databaseId);
     for (const statement of ran) {
-      const key = this.#statementKey(databaseId, statement, ts);
+      const key = this.#statementKey(databaseId, known, statement, ts);
       this.#insertInterval.run(databaseId, ts, key, start, statement.calls, statement.total_time_ms, statement.max_time_ms, statement.rows);
     }
+    this.#forgetBeyondSize(databaseId);
   }
 
   /** Empties the key cache: after a transaction that may have added statements was rolled back. */
@@ -288,10 +295,23 @@ export class QueriesRepository {
     return changes;
   }
 
-  #statementKey(databaseId: string, statement: StatementInterval, ts: number): number {
-    if (this.#knownCount >= maxKnownStatements) this.forgetUncommitted();
-    let known = this.#known.get(databaseId);
-    if (known === undefined) this.#known.set(databaseId, (known = new Map()));
+  /** A database's cached statements, moved to the end of the cache's order: the most recently collected. */
+  #knownOf(databaseId: string): Map<string, KnownStatement> {
+    const known = this.#known.get(databaseId) ?? new Map<string, KnownStatement>();
+    this.#known.delete(databaseId);
+    this.#known.set(databaseId, known);
+    return known;
+  }
+
+  /** Forgets the least recently collected databases while the cache is over its size; never `current`'s. */
+  #forgetBeyondSize(current: string): void {
+    for (const databaseId of this.#known.keys()) {
+      if (this.#knownCount <= this.maxKnownStatements || databaseId === current) return;
+      this.#forgetDatabase(databaseId);
+    }
+  }
+
+  #statementKey(databaseId: string, known: Map<string, KnownStatement>, statement: StatementInterval, ts: number): number {
     let entry = known.get(statement.fingerprint);
     if (entry === undefined) {
       const row = this.#statementByFingerprint.get(databaseId, statement.fingerprint);
