@@ -11,9 +11,13 @@ const defaultMaxEntries = 2_000;
  * another connection commits (SQLite's data_version moves: everything is forgotten). A span that
  * is gone (expired, unsealed) is never asked for: readers list the spans that exist first. The rows
  * are shared between answers: readers must not change them. Oldest spans go first past the bound.
+ * Rows are kept from a span's second read on: reads going round more spans than the bound (a
+ * scan of every database) would otherwise keep rows that are gone before they are read again.
  */
 export class DecodedSpans {
   readonly #bySpan = new Map<string, Map<string, readonly RollupRow[]>>();
+  /** What was read once and not kept yet, as many at most as are kept. */
+  readonly #readOnce = new Set<string>();
   readonly #dataVersion;
   #seenVersion: number | undefined;
   #entries = 0;
@@ -31,6 +35,7 @@ export class DecodedSpans {
     if (version === this.#seenVersion) return;
     this.#seenVersion = version;
     this.#bySpan.clear();
+    this.#readOnce.clear();
     this.#entries = 0;
   }
 
@@ -40,6 +45,12 @@ export class DecodedSpans {
     const kept = bySpan?.get(asked);
     if (kept !== undefined) return kept;
     const rows = decode();
+    const key = `${span}\n${asked}`;
+    if (!this.#readOnce.delete(key)) {
+      if (this.#readOnce.size >= this.maxEntries) this.#readOnce.delete(this.#readOnce.values().next().value!);
+      this.#readOnce.add(key);
+      return rows;
+    }
     while (this.#entries >= this.maxEntries && this.#bySpan.size > 0) this.#forgetOldest();
     if (bySpan === undefined) this.#bySpan.set(span, (bySpan = new Map()));
     bySpan.set(asked, rows);

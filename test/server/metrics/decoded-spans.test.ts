@@ -50,6 +50,7 @@ t.test('a block another connection replaced reads as replaced', async (t) => {
   t.teardown(server.close);
   const { history } = await sealedDatabase(server);
   const before = await history();
+  t.equal(await history(), before, 'read twice: its spans kept');
   const other = new Database(server.db.name);
   t.teardown(() => other.close());
   // The 09 span's block replaced by the 10 span's: its buckets move an hour back.
