@@ -170,7 +170,7 @@ export function foldAll(services, now) {
  * Seals every closed hour of raw samples into blocks where the code does: passes of the seal job
  * (each seals a bounded number of hours) until one seals nothing.
  */
-export function sealAll(services, db, now) {
+function sealAll(services, db, now) {
   if (services.seal === undefined) return;
   const sealedHours = db.prepare('SELECT count(*) FROM sample_hours').pluck();
   for (let before = -1; before !== sealedHours.get(); ) {
