@@ -13,7 +13,9 @@
 //
 // Batches are written as agents send them after a short outage: 10 collections of 50 databases
 // each, in collection order, so the rows of one database are spread over the table as in a live
-// server. Rollups are folded once per simulated day and at the end.
+// server. Every simulated hour (and at the end) the background jobs a live server runs catch up:
+// the rollups are folded, closed rollup spans sealed, and closed hours of raw samples sealed into
+// blocks where the code does, so the state looks like a running server's (only the open hour raw).
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -24,11 +26,12 @@ import { integerFlag, out } from './output.js';
 
 export const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const tickMs = 10_000;
-const day = 86_400_000;
+const hour = 3_600_000;
+const day = 24 * hour;
 const agentCount = 4;
 const ticksPerBatch = 10;
 /** Part of the cache key: raise it when a change here changes what is generated. */
-const generatorVersion = 1;
+const generatorVersion = 2;
 
 /** The modules of a checkout's dist/ that the fleet benches drive. */
 export async function loadServer(root) {
@@ -206,6 +209,19 @@ export function foldAll(services, now) {
 }
 
 /**
+ * Seals every closed hour of raw samples into blocks where the code does: passes of the seal job
+ * (each seals a bounded number of hours) until one seals nothing.
+ */
+function sealAll(services, db, now) {
+  if (services.seal === undefined) return;
+  const sealedHours = db.prepare('SELECT count(*) FROM sample_hours').pluck();
+  for (let before = -1; before !== sealedHours.get(); ) {
+    before = sealedHours.get();
+    runJob(services.seal, now);
+  }
+}
+
+/**
  * The fleet's state directory and its description, generated first when not cached. With
  * `upgradeFrom` (another checkout), it is that checkout's fleet state opened (so migrated) by this
  * one's code: the same rows in the same places, as an installation upgraded in place has them.
@@ -276,8 +292,11 @@ async function generate(root, stateDir, databaseCount, days) {
       stored += services.ingest.ingest({ kind: 'agent', agent: agents[a].row }, batch, now).stored;
     }
     const reached = batchStart + ticksPerBatch * tickMs;
-    if ((reached - startMs) % day === 0 || reached >= endMs) {
+    if ((reached - startMs) % hour === 0 || reached >= endMs) {
       foldAll(services, now);
+      sealAll(services, db, now);
+    }
+    if ((reached - startMs) % day === 0 || reached >= endMs) {
       out(`generated ${((reached - startMs) / day).toFixed(2)} of ${days} days: ${stored} samples in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
   }

@@ -3,6 +3,7 @@ import type { DatabasesService } from '../databases/databases-service.js';
 import { databaseIdParams } from '../databases/databases-schema.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { errorResponses } from '../openapi/error-responses.js';
+import { historyBody } from './history-presenter.js';
 import { currentMetricsQuery, historyQuery, metricsHistory, metricsSnapshot } from './metrics-schema.js';
 import type { MetricsService } from './metrics-service.js';
 
@@ -36,7 +37,8 @@ export function metricsRoutes(databases: DatabasesService, metrics: MetricsServi
       query: historyQuery(catalog),
       responses: { 200: { description: 'The series', schema: metricsHistory }, ...errorResponses },
       handler: (ctx, { params, query, principal }) => {
-        ctx.body = metrics.history(databases.get(principal.orgId, params.id), query, now());
+        ctx.type = 'application/json';
+        ctx.body = historyBody(metrics.history(databases.get(principal.orgId, params.id), query, now()));
       },
     }),
   ];

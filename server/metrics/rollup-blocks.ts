@@ -1,6 +1,7 @@
 import { historyMetrics, type MetricCatalog, type MetricDefinition, type RollupResolution } from '../../common/metric-catalog.js';
 import type { Db } from '../storage/open-database.js';
 import { decodeRollupBlock, encodeRollupBlock, type RollupRow } from './blocks/rollup-block.js';
+import { DecodedSpans } from './decoded-spans.js';
 import { rollupColumns } from './rollup-columns.js';
 
 /** The resolutions whose closed spans are sealed into blocks, with their span: 1m by the hour, 5m by the day. 1h and 1d stay rows (a few a day). */
@@ -18,12 +19,14 @@ export function sealedResolution(name: RollupResolution): SealedResolution | und
 /**
  * The sealed spans of the rollups (table `rollup_blocks`): a span of a sealed resolution of one
  * database is either its `sample_rollups` rows or one block, never both. Sealing and unsealing are
- * the callers' to run inside a transaction, with the span's other changes.
+ * the callers' to run inside a transaction, with the span's other changes. Reads keep what they
+ * decode (decoded-spans.ts): a connection's blocks are written through one RollupBlocks.
  */
 export class RollupBlocks {
   readonly #byResolution;
   readonly #block;
-  readonly #blocksIn;
+  readonly #spansIn;
+  readonly #decoded;
   readonly #insertBlock;
   readonly #deleteBlock;
   readonly #expire;
@@ -31,6 +34,7 @@ export class RollupBlocks {
   readonly #pending;
 
   constructor(db: Db, catalog: MetricCatalog) {
+    this.#decoded = new DecodedSpans(db);
     this.#byResolution = new Map(
       sealedResolutions.map((resolution) => {
         const metrics = historyMetrics(catalog, resolution.name);
@@ -48,9 +52,12 @@ export class RollupBlocks {
       }),
     );
     this.#block = db.prepare<[string, string, number], Uint8Array>('SELECT block FROM rollup_blocks WHERE database_id = ? AND resolution = ? AND span_start = ?').pluck();
-    this.#blocksIn = db.prepare<[string, string, number, number], { span_start: number; block: Uint8Array }>(
-      'SELECT span_start, block FROM rollup_blocks WHERE database_id = ? AND resolution = ? AND span_start > ? AND span_start < ? ORDER BY span_start',
-    );
+    // The key's index alone: the blocks are read only where not decoded already.
+    this.#spansIn = db
+      .prepare<[string, string, number, number], number>(
+        'SELECT span_start FROM rollup_blocks WHERE database_id = ? AND resolution = ? AND span_start > ? AND span_start < ? ORDER BY span_start',
+      )
+      .pluck();
     this.#insertBlock = db.prepare<[string, string, number, Uint8Array]>('INSERT INTO rollup_blocks (database_id, resolution, span_start, block) VALUES (?, ?, ?, ?)');
     this.#deleteBlock = db.prepare<[string, string, number]>('DELETE FROM rollup_blocks WHERE database_id = ? AND resolution = ? AND span_start = ?');
     this.#expire = db.prepare<{ database_id: string; resolution: string; before: number; limit: number }>(
@@ -87,6 +94,7 @@ export class RollupBlocks {
     const rows = rowsOf.all(databaseId, spanStart, spanStart + resolution.spanMs);
     if (rows.length === 0) return;
     const block = encodeRollupBlock(rows, { start: spanStart, width: resolution.ms }, metrics);
+    this.#decoded.forget(spanKey(databaseId, resolution.name, spanStart));
     this.#insertBlock.run(databaseId, resolution.name, spanStart, block);
     deleteRows.run(databaseId, spanStart, spanStart + resolution.spanMs);
   }
@@ -102,6 +110,7 @@ export class RollupBlocks {
       for (const row of decodeRollupBlock(block, { start: spanStart, width: sealed.ms }, metrics, true)) {
         insertRow.run(databaseId, ...columns.map((column) => (column === 'bucket' ? row.ts! : row[column]!)));
       }
+      this.#decoded.forget(spanKey(databaseId, resolution, spanStart));
       this.#deleteBlock.run(databaseId, resolution, spanStart);
     }
   }
@@ -109,11 +118,15 @@ export class RollupBlocks {
   /**
    * The sealed buckets of a resolution starting in [fromMs, toMs), oldest first, with these metrics'
    * `_avg|_min|_max` (and `samples` and counts when `counted`): at least the first `limit` of them.
+   * The rows may be shared with other reads: not to be changed.
    */
   read(databaseId: string, resolution: SealedResolution, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number, counted: boolean): RollupRow[] {
+    this.#decoded.checkOtherWriters();
+    const asked = `${counted ? 'counted' : 'plain'} ${metrics.map((metric) => metric.column).join(',')}`;
     const rows: RollupRow[] = [];
-    for (const { span_start, block } of this.#blocksIn.iterate(databaseId, resolution.name, fromMs - resolution.spanMs, toMs)) {
-      for (const row of decodeRollupBlock(block, { start: span_start, width: resolution.ms }, metrics, counted)) {
+    for (const spanStart of this.#spansIn.all(databaseId, resolution.name, fromMs - resolution.spanMs, toMs)) {
+      const decode = () => decodeRollupBlock(this.#block.get(databaseId, resolution.name, spanStart)!, { start: spanStart, width: resolution.ms }, metrics, counted);
+      for (const row of this.#decoded.rows(spanKey(databaseId, resolution.name, spanStart), asked, decode)) {
         if (row.ts! >= fromMs && row.ts! < toMs) rows.push(row);
       }
       if (rows.length >= limit) break;
@@ -129,4 +142,8 @@ export class RollupBlocks {
   #by(resolution: SealedResolution['name']) {
     return this.#byResolution.get(resolution)!;
   }
+}
+
+function spanKey(databaseId: string, resolution: string, spanStart: number): string {
+  return `${databaseId} ${resolution} ${spanStart}`;
 }

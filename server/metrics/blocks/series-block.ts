@@ -44,23 +44,20 @@ export function decodeSeriesBlock(block: Uint8Array, step: number): (number | nu
   const reader = new VarintReader(block);
   const count = reader.uint();
   const presence = reader.byte();
-  let isPresent: (index: number) => boolean;
-  if (presence === Presence.None) {
-    isPresent = () => false;
-  } else if (presence === Presence.All) {
-    isPresent = () => true;
-  } else if (presence === Presence.Bitmap) {
-    const bitmap = Array.from({ length: Math.ceil(count / 8) }, () => reader.byte());
-    isPresent = (index) => (bitmap[index >> 3]! & (1 << (index & 7))) !== 0;
-  } else {
-    throw new RangeError(`unknown presence ${presence}`);
-  }
+  if (presence !== Presence.None && presence !== Presence.All && presence !== Presence.Bitmap) throw new RangeError(`unknown presence ${presence}`);
   const values: (number | null)[] = new Array<number | null>(count).fill(null);
-  const presentIndexes: number[] = [];
-  for (let index = 0; index < count; index++) if (isPresent(index)) presentIndexes.push(index);
-  const steps = readDeltas(reader, presentIndexes.length);
+  if (presence === Presence.All) {
+    const steps = readDeltas(reader, count);
+    for (let index = 0; index < count; index++) values[index] = scale.fromSteps(steps[index]!);
+  } else if (presence === Presence.Bitmap) {
+    const bitmap = new Uint8Array(Math.ceil(count / 8));
+    for (let index = 0; index < bitmap.length; index++) bitmap[index] = reader.byte();
+    const present: number[] = [];
+    for (let index = 0; index < count; index++) if ((bitmap[index >> 3]! & (1 << (index & 7))) !== 0) present.push(index);
+    const steps = readDeltas(reader, present.length);
+    for (let position = 0; position < present.length; position++) values[present[position]!] = scale.fromSteps(steps[position]!);
+  }
   if (!reader.done) throw new RangeError('bytes after the end of the block');
-  for (const [position, index] of presentIndexes.entries()) values[index] = scale.fromSteps(steps[position]!);
   return values;
 }
 
