@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childCpuMs, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 import { describeRun, fleetArgs, fleetSnapshot, fleetState, fleetStatements, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
@@ -117,6 +117,7 @@ try {
   out(`GET /v1/databases/{id}:  ${f(reads)}`);
   out(`POST /v1/agent/samples:  ${f(posts)}`);
   out(`server event loop delay: max ${loop.max} ms, p99.9 ${loop.p999} ms, p99 ${loop.p99} ms, p50 ${loop.p50} ms (${loop.count} samples)`);
+  out(`  ${describeBlocks(loop)}`);
   out(`server CPU ${(serverCpu * 100).toFixed(0)} % of a core; failures: ${failures.length === 0 ? 'none' : failures.slice(0, 5).join(', ')}`);
   for (const line of jobLines) out(`  ${line}`);
   if (failures.length > 0) process.exitCode = 1;
