@@ -9,7 +9,7 @@ import type { RollupBlocks } from './rollup-blocks.js';
 const scanChunk = 5_000;
 
 interface Pass {
-  /** The rowid range (from, to] of the samples this pass folds. */
+  /** The arrival (id) range (from, to] of the samples this pass folds. */
   from: number;
   to: number;
   scannedTo: number;
@@ -21,7 +21,7 @@ interface Pass {
 
 /**
  * Folds newly stored samples into the rollups, as a background job. A pass finds the samples
- * stored since the last one by rowid (above the watermark), then per database recomputes each
+ * stored since the last one by arrival order (id above the watermark), then per database recomputes each
  * 1 m bucket they fall in from the raw samples and each coarser bucket over them from the
  * resolution below (1m -> 5m -> 1h -> 1d), weighting means by their value counts. A sealed span
  * (rollup-blocks.ts) a recomputed bucket falls in goes back to rows first, in the same transaction:

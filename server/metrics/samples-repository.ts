@@ -66,9 +66,12 @@ export class SamplesRepository {
     this.#sampleColumns = sampleColumns;
     this.#sealed = new SealedHours(db, catalog);
     // Positional: binding 17 named parameters from an object costs a third more than the insert itself.
+    // The arrival order (id) goes on past the rollup job's watermark even once every row below it is
+    // sealed or expired: a row numbered below it would never be folded.
     this.#insert = db.prepare<[SampleValues]>(
-      `INSERT OR IGNORE INTO samples (${sampleColumns.join(', ')})
-       VALUES (${sampleColumns.map(() => '?').join(', ')})`,
+      `INSERT OR IGNORE INTO samples (${['id', ...sampleColumns].join(', ')})
+       VALUES (max(coalesce((SELECT max(id) FROM samples), 0), (SELECT last_sample_id FROM rollup_watermark WHERE id = 1)) + 1,
+               ${sampleColumns.map(() => '?').join(', ')})`,
     );
     this.#markBatch = db.prepare<[string, string, number]>(
       'INSERT OR IGNORE INTO ingested_batches (source, batch_id, received_at) VALUES (?, ?, ?)',
@@ -90,7 +93,8 @@ export class SamplesRepository {
     this.#latestSnapshots = db.prepare<[], LatestSnapshotRow>('SELECT * FROM latest_snapshots');
     // One statement for what latest() reads per database: every database with samples has a latest snapshot.
     this.#latestOfEach = db.prepare<[], SampleRow>(
-      `SELECT ${sampleColumns.map((column) => `s.${column}`).join(', ')} FROM latest_snapshots l CROSS JOIN samples s WHERE s.rowid = (SELECT rowid FROM samples WHERE database_id = l.database_id ORDER BY ts DESC LIMIT 1)`,
+      `SELECT ${sampleColumns.map((column) => `s.${column}`).join(', ')} FROM latest_snapshots l CROSS JOIN samples s
+       WHERE s.database_id = l.database_id AND s.ts = (SELECT max(ts) FROM samples WHERE database_id = l.database_id)`,
     );
     this.#rateColumns = rateColumns(catalog);
     this.#rangeSums = db.prepare<[string, number, number], RangeSums>(
@@ -228,8 +232,8 @@ export class SamplesRepository {
     const width = rollupResolutions.find((candidate) => candidate.name === resolution)!.ms;
     const pending = this.#statement(`pending ${key}`, () => {
       const aggregates = metrics.flatMap(({ column: c }) => [`avg(${c}) AS ${c}_avg`, `min(${c}) AS ${c}_min`, `max(${c}) AS ${c}_max`, `count(${c}) AS ${c}_count`]);
-      // NOT INDEXED: the rowid range of the samples not folded yet, not this database's whole index range.
-      return `SELECT ${[`(ts / ${width}) * ${width} AS ts`, 'count(*) AS samples', ...aggregates].join(', ')} FROM samples NOT INDEXED
+      // By arrival: the samples not folded yet, not this database's whole key range.
+      return `SELECT ${[`(ts / ${width}) * ${width} AS ts`, 'count(*) AS samples', ...aggregates].join(', ')} FROM samples INDEXED BY samples_arrival
               WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) AND database_id = ? AND ts >= ? AND ts < ?
               GROUP BY ts / ${width} ORDER BY 1`;
     }).all(databaseId, fromMs, toMs);

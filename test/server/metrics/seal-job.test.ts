@@ -242,3 +242,23 @@ t.test('a pass seals a bounded number of hours; the next goes on', async (t) => 
   runPass(job, now);
   t.equal(blocks(server).length, 4, 'the rest in the next');
 });
+
+t.test('a sample stored once every row is sealed is folded all the same', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  const { databaseId } = await fleetOfOne(server);
+  const later = new Date(now.getTime() + hour);
+  runPass(server.services.rollups, later);
+  runPass(server.services.seal, later);
+  t.equal(rowCount(server), 0, 'every hour sealed, no row left');
+
+  const ts = later.getTime() - 30 * 60_000;
+  const ack = server.services.ingest.ingest({ kind: 'embedded' }, { batch_id: 'after-the-seal', samples: [{ database_id: databaseId, snapshot: snapshotAt(5, ts) }] }, later);
+  t.equal(ack.stored, 1);
+  runPass(server.services.rollups, later);
+  const folded = server.db
+    .prepare("SELECT samples FROM sample_rollups WHERE database_id = ? AND resolution = '1m' AND bucket = ?")
+    .pluck()
+    .get(databaseId, ts);
+  t.equal(folded, 1, 'its minute is folded: it arrived after the watermark, whatever rows are left');
+});
