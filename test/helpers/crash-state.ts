@@ -34,7 +34,7 @@ export function preparedState(t: Parameters<typeof tempDir>[0], count: number) {
 
 /** `rows` samples of each database, 10 s apart, written as stored samples are (what the server acknowledged earlier). */
 export function storeSamples(db: Db, databaseIds: string[], fromMs: number, rows: number): void {
-  const insert = db.prepare('INSERT INTO samples (id, database_id, ts, reachable, cpu_usage, connections_active) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM samples), ?, ?, 1, ?, ?)');
+  const insert = db.prepare('INSERT INTO samples (database_id, ts, reachable, cpu_usage, connections_active) VALUES (?, ?, 1, ?, ?)');
   db.transaction(() => {
     for (let i = 0; i < rows; i++) for (const [d, id] of databaseIds.entries()) insert.run(id, fromMs + i * 10_000, (i % 100) + d, i % 9);
   })();

@@ -15,7 +15,7 @@ t.test('SIGKILL during seal passes before retention: what is kept is there once,
     state.prepare('SELECT (SELECT count(*) FROM samples WHERE ts < @keptFrom) + 360 * (SELECT count(*) FROM sample_hours WHERE hour <= @keptFrom - 3600000)').pluck().get({ keptFrom }) as number;
   storeSamples(db, databaseIds, Date.now() - 9 * day, 6_000);
   storeSamples(db, databaseIds, keptFrom, 600);
-  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
   db.close();
   // The seal job runs before retention and turns the rows into blocks, which a retention slice drops
   // many at a time: killed in the middle of the seal pass, while part of what expires is rows, part blocks.

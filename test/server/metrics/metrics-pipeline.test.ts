@@ -232,7 +232,7 @@ t.test('history: rollups give exact avg/min/max over known values', async (t) =>
   const longRaw = await server.request('GET', `${path}?range=30d&resolution=raw&metrics=cpu_usage`, { key: tenant.key });
   t.equal(longRaw.status, 200, '30 days at raw resolution holding 60 samples answers them');
   t.equal(longRaw.body.data.length, 60);
-  const insert = server.db.prepare('INSERT INTO samples (id, database_id, ts, reachable) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM samples), ?, ?, 1)');
+  const insert = server.db.prepare('INSERT INTO samples (database_id, ts, reachable) VALUES (?, ?, 1)');
   server.db.transaction(() => {
     for (let i = 1; i <= 10_000; i++) insert.run(databaseId, Date.parse('2026-11-20T00:00:00Z') + i * 10_000);
   })();

@@ -20,7 +20,7 @@ t.test('retention deletes key ranges in chunks across slices, oldest first, and 
   }
   const rawCutoff = now.getTime() - defaultRetention.raw;
   const minuteCutoff = now.getTime() - defaultRetention['1m'];
-  const insertSample = server.db.prepare('INSERT INTO samples (id, database_id, ts, reachable) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM samples), ?, ?, 1)');
+  const insertSample = server.db.prepare('INSERT INTO samples (database_id, ts, reachable) VALUES (?, ?, 1)');
   const insertRollup = server.db.prepare("INSERT INTO sample_rollups (database_id, resolution, bucket, samples) VALUES (?, '1m', ?, 1)");
   const insertBatch = server.db.prepare("INSERT INTO ingested_batches (source, batch_id, received_at) VALUES ('embedded', ?, ?)");
   server.db.transaction(() => {
@@ -31,7 +31,7 @@ t.test('retention deletes key ranges in chunks across slices, oldest first, and 
     }
     for (let i = -1200; i < 5; i++) insertBatch.run(`batch-${i}`, rawCutoff + i * 1000);
   })();
-  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
 
   let slices = 1;
   while (server.services.retention.slice(now, 0)) slices++;

@@ -205,7 +205,7 @@ t.test('rates over sealed samples weigh as SQL does: no query rate, a zero rate,
     values(seven + 50_000, 3, 1.25, 'estimate', 0),
   ];
   for (const row of rows) t.ok(samples.insert(row));
-  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
   const read = () => ({
     rates: samples.rangeRates(databaseId, seven, seven + hour),
     none: samples.lastReachedBefore(databaseId, seven + 10_000),

@@ -55,12 +55,16 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
   // And before 0031: raw samples only as rows.
   db.exec('DROP TABLE sample_hours');
-  // And before 0033: the rows in a rowid table in arrival order, with a unique index on (database_id, ts).
-  const columns = (db.prepare('PRAGMA table_info(samples)').all() as { name: string; type: string; notnull: number }[]).filter((column) => column.name !== 'id');
-  db.exec(`CREATE TABLE samples_by_arrival (id INTEGER PRIMARY KEY,
-    ${columns.map((column) => `${column.name} ${column.type}${column.notnull ? ' NOT NULL' : ''}${column.name === 'database_id' ? ' REFERENCES databases (id) ON DELETE CASCADE' : ''}`).join(', ')},
-    UNIQUE (database_id, ts));
-    INSERT INTO samples_by_arrival SELECT * FROM samples ORDER BY id;
+  // And before 0033: the rows in a rowid table in arrival order (those not folded numbered above the
+  // watermark), with a unique index on (database_id, ts).
+  const columns = (db.prepare('PRAGMA table_info(samples)').all() as { name: string; type: string; notnull: number }[]).map(
+    (column) => `${column.name} ${column.type}${column.notnull ? ' NOT NULL' : ''}${column.name === 'database_id' ? ' REFERENCES databases (id) ON DELETE CASCADE' : ''}`,
+  );
+  db.exec(`CREATE TABLE samples_by_arrival (id INTEGER PRIMARY KEY, ${columns.join(', ')}, UNIQUE (database_id, ts));
+    INSERT INTO samples_by_arrival
+      SELECT coalesce(p.seq, row_number() OVER (PARTITION BY p.seq IS NULL ORDER BY s.ts, s.database_id)), s.*
+      FROM samples s LEFT JOIN samples_pending p ON p.database_id = s.database_id AND p.ts = s.ts;
+    DROP TABLE samples_pending;
     DROP TABLE samples;
     ALTER TABLE samples_by_arrival RENAME TO samples;`);
   db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30, 31, 33)');
