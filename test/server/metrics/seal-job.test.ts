@@ -261,4 +261,5 @@ t.test('a sample stored once every row is sealed is folded all the same', async 
     .pluck()
     .get(databaseId, ts);
   t.equal(folded, 1, 'its minute is folded: it arrived after the watermark, whatever rows are left');
+  t.equal(server.db.prepare('SELECT count(*) FROM samples_pending').pluck().get(), 0, 'the pass that folds a sample drops it from the queue');
 });
