@@ -108,6 +108,16 @@ export function fleetSnapshot(ts, index, next) {
   };
 }
 
+/** One agent's batch of collections at `ts`: each of its databases' snapshot, with its statements when reachable (and `withStatements`). */
+export function agentSamples(fleet, agent, ts, next, withStatements = true) {
+  return fleet.databases
+    .filter((database) => database.agent === agent)
+    .map((database) => {
+      const snapshot = fleetSnapshot(ts, database.index, next);
+      return { database_id: database.id, snapshot: withStatements && snapshot.reachable ? { ...snapshot, statements: fleetStatements(database.index, ts) } : snapshot };
+    });
+}
+
 /** The `count` statements of a database's collection at `ts`, as pg_stat_statements gives them: lifetime counters. */
 export function fleetStatements(index, ts, count = 20) {
   return Array.from({ length: count }, (_, s) => ({

@@ -11,7 +11,7 @@
 import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeRun, fleetArgs, fleetSnapshot, fleetState, fleetStatements, openFleet, random } from './fleet-state.js';
+import { agentSamples, describeRun, fleetArgs, fleetState, openFleet, random } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const flags = fleetArgs({ batches: { type: 'string', default: '16' }, seals: { type: 'string', default: '30' } });
@@ -41,12 +41,7 @@ try {
   const batchFrames = async (b, withStatements) => {
     const a = b % fleet.agents.length;
     const ts = firstTs + Math.floor(b / fleet.agents.length) * intervalMs;
-    const samples = fleet.databases
-      .filter((database) => database.agent === a)
-      .map((database) => {
-        const snapshot = fleetSnapshot(ts, database.index, next);
-        return { database_id: database.id, snapshot: withStatements && snapshot.reachable ? { ...snapshot, statements: fleetStatements(database.index, ts) } : snapshot };
-      });
+    const samples = agentSamples(fleet, a, ts, next, withStatements);
     const batch = { batch_id: `frames-${a}-${ts}`, samples };
     const source = { kind: 'agent', agent: agents[a] };
     const at = new Date(ts + 2_000);
