@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { childCpuMs, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 import { fleetSamples, random, registerFleet, repoRoot } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
@@ -108,6 +108,7 @@ try {
   out(`POST /v1/agent/samples: ${posts.length} batches, ${measured.samples} samples; p50 ${percentile(posts, 0.5)?.toFixed(1)} ms, p99 ${percentile(posts, 0.99)?.toFixed(1)} ms, max ${Math.max(...posts).toFixed(0)} ms`);
   out(`refused ${measured.refused.length}${measured.refused.length > 0 ? ` (${measured.refused.slice(0, 3).join('; ')})` : ''}, late ${measured.late}, sent over 1 s behind schedule ${measured.lateStarts}`);
   out(`server event loop delay: max ${loop.max} ms, p99.9 ${loop.p999} ms, p99 ${loop.p99} ms, p50 ${loop.p50} ms (${loop.count} samples)`);
+  out(`  ${describeBlocks(loop)}`);
   out(`job slices: ${slices.join(', ')}`);
   out(`load average after ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
   if (measured.refused.length > 0 || measured.late > 0) process.exitCode = 1;

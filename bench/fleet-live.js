@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childCpuMs, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
-import { describeRun, fleetArgs, fleetSnapshot, fleetState, fleetStatements, foldAll, openFleet, runJob } from './fleet-state.js';
+import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { agentSamples, describeRun, fleetArgs, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const flags = fleetArgs({ seconds: { type: 'string', default: '150' } });
@@ -79,16 +79,12 @@ try {
   const next = () => (random = (random * 9301 + 49297) % 233280) / 233280;
 
   const agentLoops = fleet.agents.map(async (agent, a) => {
-    const mine = fleet.databases.filter((database) => database.agent === a);
     await sleep((a * intervalMs) / fleet.agents.length);
     for (let round = 0; performance.now() < deadline; round++) {
       const ts = Math.floor(Date.now() / 1000) * 1000;
       const batch = {
         batch_id: `live-${a}-${ts}-${round}`,
-        samples: mine.map((database) => {
-          const snapshot = fleetSnapshot(ts, database.index, next);
-          return { database_id: database.id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(database.index, ts) } : snapshot };
-        }),
+        samples: agentSamples(fleet, a, ts, next),
       };
       const body = JSON.stringify(batch);
       await timedFetch(`${base}/v1/agent/samples`, { method: 'POST', headers: { Authorization: `Bearer ${agent.key}`, 'Content-Type': 'application/json' }, body }, posts, failures);
@@ -117,6 +113,7 @@ try {
   out(`GET /v1/databases/{id}:  ${f(reads)}`);
   out(`POST /v1/agent/samples:  ${f(posts)}`);
   out(`server event loop delay: max ${loop.max} ms, p99.9 ${loop.p999} ms, p99 ${loop.p99} ms, p50 ${loop.p50} ms (${loop.count} samples)`);
+  out(`  ${describeBlocks(loop)}`);
   out(`server CPU ${(serverCpu * 100).toFixed(0)} % of a core; failures: ${failures.length === 0 ? 'none' : failures.slice(0, 5).join(', ')}`);
   for (const line of jobLines) out(`  ${line}`);
   if (failures.length > 0) process.exitCode = 1;

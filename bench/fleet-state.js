@@ -97,11 +97,11 @@ export async function registerFleet(root, stateDir, databaseCount, perAgent) {
   return agents;
 }
 
-/** One collection of each of these databases ({ id, index }) at `ts`, as an agent sends them: the reachable ones with 20 statements. */
-export function fleetSamples(databases, ts, next) {
+/** One collection of each of these databases ({ id, index }) at `ts`, as an agent sends them: the reachable ones with 20 statements (when `withStatements`). */
+export function fleetSamples(databases, ts, next, withStatements = true) {
   return databases.map(({ id, index }) => {
     const snapshot = fleetSnapshot(ts, index, next);
-    return { database_id: id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(index, ts) } : snapshot };
+    return { database_id: id, snapshot: withStatements && snapshot.reachable ? { ...snapshot, statements: fleetStatements(index, ts) } : snapshot };
   });
 }
 
@@ -151,6 +151,11 @@ export function fleetSnapshot(ts, index, next) {
           latency: { avg_query_time_ms: null, p95_query_time_ms: null, p99_query_time_ms: null, source: null },
         },
   };
+}
+
+/** One agent's batch of collections at `ts`: each of its databases' snapshot, with its statements when reachable (and `withStatements`). */
+export function agentSamples(fleet, agent, ts, next, withStatements = true) {
+  return fleetSamples(fleet.databases.filter((database) => database.agent === agent), ts, next, withStatements);
 }
 
 /** The `count` statements of a database's collection at `ts`, as pg_stat_statements gives them: lifetime counters. */

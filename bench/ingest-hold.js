@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeRun, fleetArgs, fleetSnapshot, fleetState, fleetStatements, openFleet, random } from './fleet-state.js';
+import { agentSamples, describeRun, fleetArgs, fleetState, openFleet, random } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const flags = fleetArgs({ batches: { type: 'string', default: '120' } });
@@ -39,12 +39,7 @@ try {
   for (let b = 0; b < batches; b++) {
     const a = b % fleet.agents.length;
     const ts = firstTs + Math.floor(b / fleet.agents.length) * intervalMs;
-    const samples = fleet.databases
-      .filter((database) => database.agent === a)
-      .map((database) => {
-        const snapshot = fleetSnapshot(ts, database.index, next);
-        return { database_id: database.id, snapshot: snapshot.reachable ? { ...snapshot, statements: fleetStatements(database.index, ts) } : snapshot };
-      });
+    const samples = agentSamples(fleet, a, ts, next);
     const batch = { batch_id: `hold-${a}-${ts}`, samples };
     const source = { kind: 'agent', agent: agents[a] };
     const cpuBefore = process.cpuUsage();

@@ -6,6 +6,9 @@
 // Also the seal job's slice hold times. Run it on the base checkout (--root) and on this one, e.g.
 // on the base's fleet upgraded in place (--upgrade-from).
 //
+// The slices' CPU time too (process.cpuUsage): on a loaded machine a slice's wall time also counts
+// the time its thread waited for a core.
+//
 //   npm run build && node bench/sealed-bytes.js [--root DIR] [--upgrade-from DIR] [--databases 200] [--days 1]
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,8 @@ try {
   const now = new Date(fleet.endMs + 3_600_000);
   const { db, services, catalog } = await openFleet(root, copy, now);
   const holds = [];
+  const cpus = [];
+  let sealedHoursCount = 0;
   if (services.seal !== undefined) {
     const started = performance.now();
     const sealedHours = db.prepare('SELECT count(*) FROM sample_hours').pluck();
@@ -33,11 +38,15 @@ try {
       before = sealedHours.get();
       for (let more = true; more; ) {
         const sliceStarted = performance.now();
+        const cpuBefore = process.cpuUsage();
         more = services.seal.slice(now, sliceBudgetMs);
         holds.push(performance.now() - sliceStarted);
+        const cpu = process.cpuUsage(cpuBefore);
+        cpus.push((cpu.user + cpu.system) / 1000);
       }
     }
-    out(`seal: ${passes} passes, ${holds.length} slices in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    sealedHoursCount = sealedHours.get();
+    out(`seal: ${passes} passes, ${sealedHoursCount} hours, ${holds.length} slices in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   db.pragma('wal_checkpoint(TRUNCATE)');
   const tables = ['samples', 'sample_hours'].filter((name) => db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(name) !== undefined);
@@ -52,9 +61,10 @@ try {
   }
   out(`  raw samples in all: ${total} bytes, ${(total / values).toFixed(3)} B/value`);
   if (holds.length > 0) {
-    holds.sort((a, b) => a - b);
-    const at = (q) => holds[Math.min(holds.length - 1, Math.floor(q * holds.length))].toFixed(1);
-    out(`  seal slice hold (budget ${sliceBudgetMs} ms): p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+    const at = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))].toFixed(1);
+    const quantiles = (values) => `p50 ${at(values, 0.5)} ms, p99 ${at(values, 0.99)} ms, max ${at(values, 1)} ms`;
+    out(`  seal slice hold (budget ${sliceBudgetMs} ms): ${quantiles(holds)}`);
+    out(`  seal slice CPU: ${quantiles(cpus)}; ${(cpus.reduce((sum, cpu) => sum + cpu, 0) / sealedHoursCount).toFixed(2)} ms of CPU per sealed hour`);
   }
   db.close();
 } finally {

@@ -68,11 +68,10 @@ export class RollupBlocks {
     this.#oldestRow = db
       .prepare<[string, string, number, number], number | null>('SELECT min(bucket) FROM sample_rollups WHERE database_id = ? AND resolution = ? AND bucket >= ? AND bucket < ?')
       .pluck();
-    // NOT INDEXED: the rowid range of the samples not folded yet, not this database's whole index range.
     this.#pending = db
       .prepare<[string, number, number], number>(
-        `SELECT EXISTS (SELECT 1 FROM samples NOT INDEXED
-           WHERE id > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) AND database_id = ? AND ts >= ? AND ts < ?)`,
+        `SELECT EXISTS (SELECT 1 FROM samples_pending
+           WHERE seq > (SELECT last_sample_id FROM rollup_watermark WHERE id = 1) AND database_id = ? AND ts >= ? AND ts < ?)`,
       )
       .pluck();
   }

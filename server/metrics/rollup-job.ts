@@ -9,7 +9,7 @@ import type { RollupBlocks } from './rollup-blocks.js';
 const scanChunk = 5_000;
 
 interface Pass {
-  /** The rowid range (from, to] of the samples this pass folds. */
+  /** The arrival range (from, to] (samples_pending.seq) of the samples this pass folds. */
   from: number;
   to: number;
   scannedTo: number;
@@ -21,7 +21,7 @@ interface Pass {
 
 /**
  * Folds newly stored samples into the rollups, as a background job. A pass finds the samples
- * stored since the last one by rowid (above the watermark), then per database recomputes each
+ * stored since the last one by arrival order (queued in samples_pending above the watermark), then per database recomputes each
  * 1 m bucket they fall in from the raw samples and each coarser bucket over them from the
  * resolution below (1m -> 5m -> 1h -> 1d), weighting means by their value counts. A sealed span
  * (rollup-blocks.ts) a recomputed bucket falls in goes back to rows first, in the same transaction:
@@ -37,6 +37,7 @@ export class RollupJob implements BackgroundJob {
   readonly #maxId;
   readonly #pendingRows;
   readonly #advance;
+  readonly #dropFolded;
   readonly #recompute;
   #pass: Pass | undefined;
 
@@ -46,11 +47,12 @@ export class RollupJob implements BackgroundJob {
     private readonly blocks: RollupBlocks,
   ) {
     this.#watermark = db.prepare<[], number>('SELECT last_sample_id FROM rollup_watermark WHERE id = 1').pluck();
-    this.#maxId = db.prepare<[], number | null>('SELECT max(id) FROM samples').pluck();
+    this.#maxId = db.prepare<[], number | null>('SELECT max(seq) FROM samples_pending').pluck();
     this.#pendingRows = db.prepare<[number, number], { database_id: string; ts: number }>(
-      'SELECT database_id, ts FROM samples WHERE id > ? AND id <= ?',
+      'SELECT database_id, ts FROM samples_pending WHERE seq > ? AND seq <= ?',
     );
     this.#advance = db.prepare<[number]>('UPDATE rollup_watermark SET last_sample_id = ? WHERE id = 1');
+    this.#dropFolded = db.prepare<[number]>('DELETE FROM samples_pending WHERE seq <= ?');
     this.#recompute = rollupResolutions.map((resolution, level) => {
       const metrics = historyMetrics(catalog, resolution.name);
       const finer = rollupResolutions[level - 1];
@@ -89,7 +91,10 @@ export class RollupJob implements BackgroundJob {
           this.#fold(databaseId, pass.touched.get(databaseId)!);
           if (queue.length > 0 && performance.now() >= deadline) return true;
         }
-        if (pass.to !== pass.from) this.#advance.run(pass.to);
+        if (pass.to !== pass.from) {
+          this.#advance.run(pass.to);
+          this.#dropFolded.run(pass.to);
+        }
         this.#pass = undefined;
         return false;
       })();

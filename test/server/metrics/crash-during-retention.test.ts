@@ -17,7 +17,7 @@ t.test('SIGKILL in the middle of a retention pass: what is kept is there once, w
   const expiredFrom = Date.now() - 9 * day;
   storeSamples(db, databaseIds, expiredFrom, expiredPerDatabase);
   storeSamples(db, databaseIds, keptFrom, 600);
-  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
   db.close();
   // The seal pass before retention seals at most 500 hours, here the first databases' 36 each: the
   // last ones keep their expired rows, which retention deletes 500 a step, in many slices. Only

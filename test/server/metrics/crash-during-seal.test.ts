@@ -10,7 +10,7 @@ t.test('SIGKILL during a seal pass: every acknowledged sample is there exactly o
   const { stateDir, db, databaseIds } = preparedState(t, 20);
   const fromMs = Math.floor((Date.now() - 1.5 * day) / day) * day;
   storeSamples(db, databaseIds, fromMs, 4_320);
-  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
   const stored = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all();
   db.close();
   const killed = await spawnServer(t, { DBMON_STATE_DIR: stateDir });

@@ -31,7 +31,7 @@ t.test('retention deletes key ranges in chunks across slices, oldest first, and 
     }
     for (let i = -1200; i < 5; i++) insertBatch.run(`batch-${i}`, rawCutoff + i * 1000);
   })();
-  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
 
   let slices = 1;
   while (server.services.retention.slice(now, 0)) slices++;

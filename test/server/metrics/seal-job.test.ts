@@ -205,7 +205,7 @@ t.test('rates over sealed samples weigh as SQL does: no query rate, a zero rate,
     values(seven + 50_000, 3, 1.25, 'estimate', 0),
   ];
   for (const row of rows) t.ok(samples.insert(row));
-  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)').run();
+  server.db.prepare('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)').run();
   const read = () => ({
     rates: samples.rangeRates(databaseId, seven, seven + hour),
     none: samples.lastReachedBefore(databaseId, seven + 10_000),
@@ -241,4 +241,25 @@ t.test('a pass seals a bounded number of hours; the next goes on', async (t) => 
   t.equal(blocks(server).length, 3, 'three hours in the first pass');
   runPass(job, now);
   t.equal(blocks(server).length, 4, 'the rest in the next');
+});
+
+t.test('a sample stored once every row is sealed is folded all the same', async (t) => {
+  const server = await startTestServer({ now });
+  t.teardown(server.close);
+  const { databaseId } = await fleetOfOne(server);
+  const later = new Date(now.getTime() + hour);
+  runPass(server.services.rollups, later);
+  runPass(server.services.seal, later);
+  t.equal(rowCount(server), 0, 'every hour sealed, no row left');
+
+  const ts = later.getTime() - 30 * 60_000;
+  const ack = server.services.ingest.ingest({ kind: 'embedded' }, { batch_id: 'after-the-seal', samples: [{ database_id: databaseId, snapshot: snapshotAt(5, ts) }] }, later);
+  t.equal(ack.stored, 1);
+  runPass(server.services.rollups, later);
+  const folded = server.db
+    .prepare("SELECT samples FROM sample_rollups WHERE database_id = ? AND resolution = '1m' AND bucket = ?")
+    .pluck()
+    .get(databaseId, ts);
+  t.equal(folded, 1, 'its minute is folded: it arrived after the watermark, whatever rows are left');
+  t.equal(server.db.prepare('SELECT count(*) FROM samples_pending').pluck().get(), 0, 'the pass that folds a sample drops it from the queue');
 });

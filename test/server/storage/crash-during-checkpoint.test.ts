@@ -42,7 +42,7 @@ t.test('SIGKILL during a WAL checkpoint: every committed sample once, and the ne
   // the server's first passes before the checkpoint are short.
   db.pragma('wal_autocheckpoint = 0');
   storeSamples(db, databaseIds, Math.floor((Date.now() - 4 * day) / day) * day, 3 * 8_640);
-  db.exec('UPDATE rollup_watermark SET last_sample_id = (SELECT max(id) FROM samples)');
+  db.exec('UPDATE rollup_watermark SET last_sample_id = (SELECT max(seq) FROM samples_pending)');
   const total = count(db);
   const written = walProgress().committed;
   const states: string[] = [];

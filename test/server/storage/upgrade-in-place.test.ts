@@ -14,8 +14,8 @@ import { createTenant } from '../../helpers/test-server.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 // A state directory of the schema before migration 0009 (rollups without value counts, none of
-// 0030's engine counter rates, no 0031 sealed hours, no 0032 rollup blocks), with
-// folded and not yet folded samples, opened by the built server: every value reads back, also once
+// 0030's engine counter rates, no 0031 sealed hours, no 0032 rollup blocks, samples in arrival order
+// before 0033), with folded and not yet folded samples, opened by the built server: every value reads back, also once
 // the seal jobs have sealed the closed hours (raw samples and rollups) folded before the upgrade into blocks.
 
 const minute = 60_000;
@@ -55,7 +55,19 @@ t.test('a state directory of the previous schema upgrades in place and reads eve
   for (const column of dropped) db.exec(`ALTER TABLE sample_rollups DROP COLUMN ${column}`);
   // And before 0031: raw samples only as rows.
   db.exec('DROP TABLE sample_hours');
-  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30, 31)');
+  // And before 0033: the rows in a rowid table in arrival order (those not folded numbered above the
+  // watermark), with a unique index on (database_id, ts).
+  const columns = (db.prepare('PRAGMA table_info(samples)').all() as { name: string; type: string; notnull: number }[]).map(
+    (column) => `${column.name} ${column.type}${column.notnull ? ' NOT NULL' : ''}${column.name === 'database_id' ? ' REFERENCES databases (id) ON DELETE CASCADE' : ''}`,
+  );
+  db.exec(`CREATE TABLE samples_by_arrival (id INTEGER PRIMARY KEY, ${columns.join(', ')}, UNIQUE (database_id, ts));
+    INSERT INTO samples_by_arrival
+      SELECT coalesce(p.seq, row_number() OVER (PARTITION BY p.seq IS NULL ORDER BY s.ts, s.database_id)), s.*
+      FROM samples s LEFT JOIN samples_pending p ON p.database_id = s.database_id AND p.ts = s.ts;
+    DROP TABLE samples_pending;
+    DROP TABLE samples;
+    ALTER TABLE samples_by_arrival RENAME TO samples;`);
+  db.exec('DELETE FROM schema_migrations WHERE version IN (9, 30, 31, 33)');
   const rawRows = db.prepare('SELECT database_id, ts, cpu_usage, connections_active FROM samples ORDER BY database_id, ts').all() as {
     database_id: string;
     ts: number;
