@@ -33,11 +33,11 @@ export class RateLimiter {
   constructor(private readonly maxAddresses = defaultMaxAddresses) {}
 
   takeForPrincipal(bucket: string, limit: number, nowMs: number): RateDecision {
-    return this.#take(this.#principals, bucket, limit, nowMs, false);
+    return this.#take(this.#principals, bucket, limit, nowMs);
   }
 
   takeForAddress(bucket: string, limit: number, nowMs: number): RateDecision {
-    const decision = this.#take(this.#addresses, bucket, limit, nowMs, true);
+    const decision = this.#take(this.#addresses, bucket, limit, nowMs);
     if (this.#addresses.size > this.maxAddresses) this.#forgetOldestAddresses();
     return decision;
   }
@@ -58,8 +58,7 @@ export class RateLimiter {
     }
   }
 
-  /** `byRecency`: keep `counts` in order of last use (for the forgetting of addresses; principals are never forgotten). */
-  #take(counts: Map<string, number>, bucket: string, limit: number, nowMs: number, byRecency: boolean): RateDecision {
+  #take(counts: Map<string, number>, bucket: string, limit: number, nowMs: number): RateDecision {
     const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
     if (windowStart !== this.#windowStart) {
       this.#principals.clear();
@@ -68,7 +67,9 @@ export class RateLimiter {
     }
     const used = (counts.get(bucket) ?? 0) + 1;
     const allowed = used <= limit;
-    if (byRecency) counts.delete(bucket); // set again below, so it moves to the end: most recently used
+    // Addresses are kept in order of last use, for their forgetting (principals are never forgotten):
+    // deleted and set again below, a bucket moves to the end.
+    if (counts === this.#addresses) counts.delete(bucket);
     counts.set(bucket, Math.min(used, limit));
     return { limit, remaining: Math.max(0, limit - Math.min(used, limit)), resetAt: windowStart + windowSeconds, allowed };
   }

@@ -34,7 +34,7 @@ export class RollupJob implements BackgroundJob {
   readonly name = 'rollups';
   readonly periodMs = 15_000;
   readonly #watermark;
-  readonly #maxId;
+  readonly #newestQueued;
   readonly #pendingRows;
   readonly #advance;
   readonly #dropFolded;
@@ -47,7 +47,7 @@ export class RollupJob implements BackgroundJob {
     private readonly blocks: RollupBlocks,
   ) {
     this.#watermark = db.prepare<[], number>('SELECT last_sample_id FROM rollup_watermark WHERE id = 1').pluck();
-    this.#maxId = db.prepare<[], number | null>('SELECT max(seq) FROM samples_pending').pluck();
+    this.#newestQueued = db.prepare<[], number | null>('SELECT max(seq) FROM samples_pending').pluck();
     this.#pendingRows = db.prepare<[number, number], { database_id: string; ts: number }>(
       'SELECT database_id, ts FROM samples_pending WHERE seq > ? AND seq <= ?',
     );
@@ -106,7 +106,7 @@ export class RollupJob implements BackgroundJob {
 
   #begin(): Pass {
     const from = this.#watermark.get()!;
-    const to = Math.max(from, this.#maxId.get() ?? 0);
+    const to = Math.max(from, this.#newestQueued.get() ?? 0);
     return { from, to, scannedTo: from, touched: new Map() };
   }
 

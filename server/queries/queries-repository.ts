@@ -68,6 +68,12 @@ interface KnownStatement {
  */
 export const defaultMaxKnownStatements = 300_000;
 
+/** The raw samples (the metrics feature), as statement intervals read them. */
+export interface ReachedSamples {
+  /** The newest sample before `beforeMs` whose collection reached the database (ms). */
+  lastReachedBefore(databaseId: string, beforeMs: number): number | undefined;
+}
+
 /**
  * Slow-query storage. Statement intervals arrive as rows keyed by the statement's integer key
  * (open intervals); the fold job moves each database's closed minutes into one row per hour of
@@ -75,12 +81,6 @@ export const defaultMaxKnownStatements = 300_000;
  * ingest neither hashes nor writes a statement it knows; `forgetUncommitted()` after a rollback.
  * Over its size the cache forgets whole databases, the least recently collected first.
  */
-/** The raw samples (the metrics feature), as statement intervals read them. */
-export interface ReachedSamples {
-  /** The newest sample before `beforeMs` whose collection reached the database (ms). */
-  lastReachedBefore(databaseId: string, beforeMs: number): number | undefined;
-}
-
 export class QueriesRepository {
   readonly #known = new Map<string, Map<string, KnownStatement>>();
   #knownCount = 0;
