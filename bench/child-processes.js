@@ -76,9 +76,9 @@ export async function eventLoopWindow(proc, file, number) {
   throw new Error(`the server wrote no event-loop window ${number}`);
 }
 
-/** A window's blocks over 50 ms, longest first: each held time with the CPU time and garbage collection within it. */
+/** A window's blocks over 40 ms, longest first: each held time with the CPU time and garbage collection within it. */
 export function describeBlocks(window) {
   const blocks = [...window.blocks].sort((a, b) => b.ms - a.ms);
   const each = blocks.map((block) => `${block.ms.toFixed(0)} (cpu ${block.cpuMs.toFixed(0)}, gc ${block.gcMs.toFixed(0)})`);
-  return `loop blocks over 50 ms: ${blocks.length}${blocks.length === 0 ? '' : `, ms: ${each.join(', ')}`}`;
+  return `loop blocks over 40 ms: ${blocks.length}, over 50 ms: ${blocks.filter((block) => block.ms > 50).length}${blocks.length === 0 ? '' : `, ms: ${each.join(', ')}`}`;
 }

@@ -1,7 +1,7 @@
 // A cheap API read's latency while a fleet ingests at the real cadence and the background passes
 // run, against the real server (`node dist/server/main.js` of a checkout, see fleet-state.js).
 //
-//   npm run build && node bench/fleet-live.js [--root DIR] [--databases 200] [--days 7] [--seconds 150]
+//   npm run build && node bench/fleet-live.js [--root DIR] [--databases 200] [--days 7] [--seconds 150] [--cpu-prof DIR]
 //
 // On a copy of the cached state directory (removed afterwards), first brought up to the present
 // with the checkout's own code (history older than retention dropped, everything folded), so that
@@ -10,16 +10,19 @@
 // `GET /v1/databases/{id}` in a loop (25 ms apart), for `--seconds`: long enough for the server's
 // rollup and retention passes to run at least twice. Latencies are measured by this process; the
 // server's event-loop delay over the same window by bench/event-loop-probe.js inside it.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+// `--cpu-prof DIR`: the server writes a V8 CPU profile of its whole run there when it stops, and the
+// measured window's loop blocks go beside it in event-loop-blocks.json (read both with bench/loop-blocks.js).
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
 import { agentSamples, describeRun, fleetArgs, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
-const flags = fleetArgs({ seconds: { type: 'string', default: '150' } });
+const flags = fleetArgs({ seconds: { type: 'string', default: '150' }, 'cpu-prof': { type: 'string' } });
+const profileArgs = flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${resolve(flags['cpu-prof'])}`];
 const seconds = integerFlag(flags, 'seconds');
 const intervalMs = 10_000;
 
@@ -60,7 +63,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(copy, 'event-loop.json');
-  const server = startChild(children, 'dbmon server', flags.root, ['--import', eventLoopProbe, join(flags.root, 'dist/server/main.js')], {
+  const server = startChild(children, 'dbmon server', flags.root, [...profileArgs, '--import', eventLoopProbe, join(flags.root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: copy,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
@@ -102,6 +105,7 @@ try {
   const elapsed = (performance.now() - started) / 1000;
   const serverCpu = (childCpuMs(server.child.pid) - cpuBefore) / 1000 / elapsed;
   const loop = await eventLoopWindow(server, loopFile, 2);
+  if (flags['cpu-prof'] !== undefined) writeFileSync(join(resolve(flags['cpu-prof']), 'event-loop-blocks.json'), JSON.stringify(loop));
   const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
     .split('\n')
     .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.(05|1|5)"))/.test(line));

@@ -2,7 +2,7 @@
 // N databases x D days of 10 s samples, collected by 4 agents (N/4 databases each), folded into
 // the rollups. Every fleet bench starts from one.
 //
-//   npm run build && node bench/fleet-state.js [--databases 200] [--days 7] [--root DIR] [--upgrade-from DIR] [--force]
+//   npm run build && node bench/fleet-state.js [--databases 200] [--days 7] [--root DIR] [--upgrade-from DIR] [--unsealed] [--force]
 //
 // `--root` is a checkout whose dist/ does the writing (default this one): the "before" figures
 // come from a build of the unchanged code. The directory is cached under the temporary directory,
@@ -16,6 +16,8 @@
 // server. Every simulated hour (and at the end) the background jobs a live server runs catch up:
 // the rollups are folded, closed rollup spans sealed, and closed hours of raw samples sealed into
 // blocks where the code does, so the state looks like a running server's (only the open hour raw).
+// `--unsealed` leaves every raw hour in rows, as a server that has just been upgraded to sealing
+// finds them: its seal job has the whole history to seal (the heaviest catch-up of the passes).
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -191,9 +193,9 @@ function engineRates(qps, phase) {
   };
 }
 
-function cacheKey(root, databases, days, upgradeFrom) {
-  const hash = createHash('sha256').update(`${generatorVersion} ${databases}x${days}`);
-  if (upgradeFrom !== undefined) hash.update(`upgraded from ${cacheKey(upgradeFrom, databases, days)}`);
+function cacheKey(root, databases, days, upgradeFrom, unsealed) {
+  const hash = createHash('sha256').update(`${generatorVersion} ${databases}x${days}${unsealed ? ' unsealed' : ''}`);
+  if (upgradeFrom !== undefined) hash.update(`upgraded from ${cacheKey(upgradeFrom, databases, days, undefined, unsealed)}`);
   const migrations = join(root, 'dist/server/storage/migrations');
   for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(join(migrations, name)));
   return hash.digest('hex').slice(0, 12);
@@ -231,22 +233,23 @@ function sealAll(services, db, now) {
  * `upgradeFrom` (another checkout), it is that checkout's fleet state opened (so migrated) by this
  * one's code: the same rows in the same places, as an installation upgraded in place has them.
  */
-export async function fleetState({ root = repoRoot, databases = 200, days = 7, force = false, upgradeFrom = undefined } = {}) {
-  const dir = join(tmpdir(), `dbmon-fleet-${databases}x${days}-${cacheKey(root, databases, days, upgradeFrom)}`);
+export async function fleetState({ root = repoRoot, databases = 200, days = 7, force = false, upgradeFrom = undefined, unsealed = false } = {}) {
+  const dir = join(tmpdir(), `dbmon-fleet-${databases}x${days}-${cacheKey(root, databases, days, upgradeFrom, unsealed)}`);
   const descriptionFile = join(dir, 'fleet.json');
   if (!force && existsSync(descriptionFile)) return { dir, fleet: JSON.parse(readFileSync(descriptionFile, 'utf8')) };
   const partial = `${dir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  const fleet = upgradeFrom === undefined ? await generate(root, partial, databases, days) : await upgrade(root, upgradeFrom, partial, databases, days);
+  const fleet =
+    upgradeFrom === undefined ? await generate(root, partial, databases, days, unsealed) : await upgrade(root, upgradeFrom, partial, databases, days, unsealed);
   writeFileSync(join(partial, 'fleet.json'), `${JSON.stringify(fleet, null, 2)}\n`);
   renameSync(partial, dir);
   return { dir, fleet };
 }
 
-async function upgrade(root, upgradeFrom, stateDir, databases, days) {
-  const { dir, fleet } = await fleetState({ root: upgradeFrom, databases, days });
+async function upgrade(root, upgradeFrom, stateDir, databases, days, unsealed) {
+  const { dir, fleet } = await fleetState({ root: upgradeFrom, databases, days, unsealed });
   cpSync(dir, stateDir, { recursive: true });
   const { db } = await openFleet(root, stateDir, new Date(fleet.endMs));
   rmSync(join(stateDir, 'backups'), { recursive: true, force: true });
@@ -255,7 +258,7 @@ async function upgrade(root, upgradeFrom, stateDir, databases, days) {
   return { ...fleet, upgradedBy: root };
 }
 
-async function generate(root, stateDir, databaseCount, days) {
+async function generate(root, stateDir, databaseCount, days, unsealed) {
   const endMs = Math.floor(Date.now() / 60_000) * 60_000;
   const startMs = endMs - days * day;
   const created = new Date(startMs - 3_600_000);
@@ -299,7 +302,7 @@ async function generate(root, stateDir, databaseCount, days) {
     const reached = batchStart + ticksPerBatch * tickMs;
     if ((reached - startMs) % hour === 0 || reached >= endMs) {
       foldAll(services, now);
-      sealAll(services, db, now);
+      if (!unsealed) sealAll(services, db, now);
     }
     if ((reached - startMs) % day === 0 || reached >= endMs) {
       out(`generated ${((reached - startMs) / day).toFixed(2)} of ${days} days: ${stored} samples in ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -319,7 +322,7 @@ async function generate(root, stateDir, databaseCount, days) {
   };
 }
 
-/** The fleet benches' common flags (`--root`, `--databases`, `--days`, `--upgrade-from`) beside their own. */
+/** The fleet benches' common flags (`--root`, `--databases`, `--days`, `--upgrade-from`, `--unsealed`) beside their own. */
 export function fleetArgs(options = {}) {
   const { values } = parseArgs({
     options: {
@@ -327,6 +330,7 @@ export function fleetArgs(options = {}) {
       days: { type: 'string', default: '7' },
       root: { type: 'string', default: repoRoot },
       'upgrade-from': { type: 'string' },
+      unsealed: { type: 'boolean', default: false },
       ...options,
     },
     strict: true,
@@ -342,7 +346,7 @@ export function fleetArgs(options = {}) {
 
 /** The machine and run, for a report's first line. */
 export function describeRun(flags) {
-  return `root ${flags.root}${flags.upgradeFrom === undefined ? '' : ` (state upgraded from ${flags.upgradeFrom})`}, ${flags.databases} databases x ${flags.days} days, cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`;
+  return `root ${flags.root}${flags.upgradeFrom === undefined ? '' : ` (state upgraded from ${flags.upgradeFrom})`}, ${flags.databases} databases x ${flags.days} days${flags.unsealed ? ' unsealed' : ''}, cores ${availableParallelism()}, node ${process.version}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

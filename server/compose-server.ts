@@ -22,7 +22,7 @@ export type EmbeddedAgentRun = Omit<EmbeddedAgentOptions, 'ingest' | 'counter' |
  * dispatcher, the embedded agent). main.ts and the test server both start from here.
  */
 export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions) {
-  const { services, catalog, credentials, pageSessions, scrapeSources, routes, backgroundJobs, webhookDispatcher } = composeServices(db, secretKey, options);
+  const { services, catalog, credentials, pageSessions, scrapeSources, routes, turns, backgroundJobs, webhookDispatcher } = composeServices(db, secretKey, options);
   const { logger, now } = options;
   const serverMetrics = new ServerMetrics({ ...scrapeSources, now }, catalog);
   const app = createApp({
@@ -54,6 +54,7 @@ export function composeServer(db: Db, secretKey: Buffer, options: ServerOptions)
     services,
     serverMetrics,
     app,
+    turns,
     backgroundJobs,
     /** A webhook dispatcher over the outbox, counted on /metrics (not started). */
     webhookDispatcher: (dispatcherOptions: Omit<WebhookDispatcherOptions, 'deliveries' | 'guard' | 'observer'>) =>

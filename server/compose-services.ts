@@ -25,6 +25,7 @@ import { TableGenerations } from './storage/generation-cache.js';
 import { storageFileSizes } from './storage/storage-file-sizes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { SmsSender } from './sms/sms-sender.js';
+import { LoopTurns } from './jobs/loop-turns.js';
 import { unsynced, walSync, type Db, type Transaction } from './storage/open-database.js';
 import type { RetryPolicy } from './webhooks/retry-schedule.js';
 import { createWebhooks } from './webhooks/create-webhooks.js';
@@ -67,6 +68,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
   const catalog = options.catalog ?? metricCatalog;
   const retention = options.retention ?? defaultRetention;
   const generations = new TableGenerations(db);
+  const turns = new LoopTurns();
   const transaction: Transaction = (work) => {
     try {
       return db.transaction(work)();
@@ -122,6 +124,7 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     transaction,
     unsyncedTransaction: unsynced(db, transaction),
     syncWal: walSync(db),
+    turns,
     ingestSliceBudgetMs: options.ingestSliceBudgetMs,
   });
   const alerts = createAlerts({
@@ -225,6 +228,8 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
     /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
+    /** The loop's turns the background jobs' slices share with ingest's: the job scheduler takes them. */
+    turns,
     backgroundJobs: [metrics.rollups, metrics.rollupSeal, metrics.seal, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
   for (const { setting, risk } of weakenedDefaults(config)) logger.warn({ setting, risk }, 'a setting weakens a default');
   const checkpoints = checkpointInBackground(db);
   const backgroundJobs = [...composed.backgroundJobs, checkpoints];
-  const jobs = new JobScheduler(backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics });
+  const jobs = new JobScheduler(backgroundJobs, now, { logger: logger.child({ component: 'jobs' }), observer: composed.serverMetrics, turns: composed.turns });
   jobs.start();
   const dispatcher = composed.webhookDispatcher({
     logger: logger.child({ component: 'webhooks' }),

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { BackgroundJob } from './background-job.js';
+import type { LoopTurns } from './loop-turns.js';
 
 /** What the scheduler tells about the jobs it runs (the server's `/metrics`). */
 export interface JobObserver {
@@ -15,6 +16,8 @@ export interface JobObserver {
 export interface JobSchedulerOptions {
   logger: Logger;
   observer: JobObserver;
+  /** The turns of the loop its slices share with every other sliced work (ingest): one slice a turn. */
+  turns: LoopTurns;
   /** How long one slice may run before it yields to the event loop (a unit of work begun still ends). */
   sliceBudgetMs?: number;
 }
@@ -23,8 +26,8 @@ const defaultSliceBudgetMs = 20;
 
 /**
  * The one place background jobs are scheduled: a pass of each job when the scheduler starts and
- * then every `periodMs`, one pass at a time, each slice in an event-loop turn of its own so that
- * requests are served between slices. A pass still running when its next one falls due is not
+ * then every `periodMs`, one pass at a time, each slice in an event-loop turn of its own, shared
+ * with no other slice (LoopTurns), so that requests are served between slices. A pass still running when its next one falls due is not
  * started twice; a slice that throws ends its pass, logged, and the next pass starts on time.
  */
 export class JobScheduler {
@@ -83,7 +86,7 @@ export class JobScheduler {
     let more = true;
     let failed = false;
     while (more && !this.#stopped) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await this.options.turns.next();
       const sliceStarted = performance.now();
       let outcome: boolean | Promise<boolean>;
       try {

@@ -2,6 +2,7 @@ import type { MetricCatalog } from '../../common/metric-catalog.js';
 import type { DatabasesService } from '../databases/databases-service.js';
 import type { QueriesService } from '../queries/queries-service.js';
 import type { RouteDefinition } from '../http/route.js';
+import type { LoopTurns } from '../jobs/loop-turns.js';
 import type { Db, Transaction } from '../storage/open-database.js';
 import { ingestRoutes, type CallingAgents, type IngestCounter } from './ingest-routes.js';
 import { IngestService, type CollectedDatabases, type IngestSteps, type SpoolReports } from './ingest-service.js';
@@ -30,6 +31,8 @@ export interface MetricsDependencies {
   unsyncedTransaction: Transaction;
   /** Makes every commit so far durable, off the event loop (storage/open-database.ts walSync). */
   syncWal: () => Promise<void>;
+  /** The loop's turns, shared with the background jobs: one slice a turn. */
+  turns: LoopTurns;
   ingestSliceBudgetMs?: number | undefined;
 }
 
@@ -37,12 +40,12 @@ export interface MetricsDependencies {
  * Samples: their ingest (the pipeline and its route), history and rollups. Its stored samples
  * serve the ports of alert evaluation and the /metrics scrape.
  */
-export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, syncWal, ingestSliceBudgetMs }: MetricsDependencies) {
+export function createMetrics({ db, catalog, retention, databases, agents, queries, steps, transaction, unsyncedTransaction, syncWal, turns, ingestSliceBudgetMs }: MetricsDependencies) {
   const blocks = new RollupBlocks(db, catalog);
   const samples = new SamplesRepository(db, catalog, blocks);
   const rollups = new RollupJob(db, catalog, blocks);
   // One day of margin: a late sample must find the whole 1-day bucket it lands in still raw.
-  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, syncWal, catalog, ingestSliceBudgetMs);
+  const ingest = new IngestService(samples, databases, agents, steps, retention.raw - 86_400_000, transaction, unsyncedTransaction, syncWal, turns, catalog, ingestSliceBudgetMs);
   const metrics = new MetricsService(samples, retention, catalog);
   return {
     ingest,

@@ -3,6 +3,7 @@ import type { Snapshot } from '../../common/agent-protocol/snapshot.js';
 import { placeReader, type MetricCatalog } from '../../common/metric-catalog.js';
 import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
+import type { LoopTurns } from '../jobs/loop-turns.js';
 import type { Transaction } from '../storage/open-database.js';
 import type { SampleValues, SamplesRepository } from './samples-repository.js';
 
@@ -79,8 +80,9 @@ export const defaultSliceBudgetMs = 10;
  * between slices) is not marked: its resend skips the samples already stored (unique per database
  * and timestamp, their statements with them) and stores the rest. A batch id seen before stores
  * nothing and says so; one still being stored makes its retry wait, then say so. On the request
- * path (ingestInSlices) no commit waits for an fsync on the event loop: the WAL is synced in the
- * thread pool after the last one, before the answer.
+ * path (ingestInSlices) each slice runs in a turn of the loop that no other slice shares, the first
+ * one too (not in the turn that parsed the body), and no commit waits for an fsync on the event
+ * loop: the WAL is synced in the thread pool after the last one, before the answer.
  */
 export class IngestService {
   /** Reads each catalog metric at its place in a snapshot, in the catalog's (and the insert's) order. */
@@ -100,6 +102,8 @@ export class IngestService {
     private readonly unsyncedTransaction: Transaction,
     /** Makes every commit so far durable, off the event loop. */
     private readonly syncWal: () => Promise<void>,
+    /** The turns of the loop the slices share with the background jobs'. */
+    private readonly turns: LoopTurns,
     catalog: MetricCatalog,
     private readonly sliceBudgetMs = defaultSliceBudgetMs,
   ) {
@@ -112,8 +116,11 @@ export class IngestService {
     for (let first = this.#inFlight.get(key); first !== undefined; first = this.#inFlight.get(key)) await first.catch(() => undefined);
     const slices = this.#slices(source, batch, now, this.unsyncedTransaction);
     const storing = (async () => {
-      let step = slices.next();
-      for (; !step.done; step = slices.next()) await new Promise(setImmediate);
+      let step;
+      do {
+        await this.turns.next();
+        step = slices.next();
+      } while (!step.done);
       // Acknowledged only once durable: the fsync off the event loop.
       await this.syncWal();
       return step.value;

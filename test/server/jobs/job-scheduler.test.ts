@@ -2,6 +2,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import t from 'tap';
 import type { BackgroundJob } from '../../../server/jobs/background-job.js';
 import { JobScheduler, type JobObserver } from '../../../server/jobs/job-scheduler.js';
+import { LoopTurns } from '../../../server/jobs/loop-turns.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
@@ -48,7 +49,7 @@ t.test('a pass runs at start, one slice per event-loop turn, one job after the o
   const rollups = countingJob('rollups', 3);
   const retention = countingJob('retention', 2);
   const now = new Date('2026-11-22T12:00:00Z');
-  const scheduler = new JobScheduler([rollups, retention], () => now, { logger, observer, sliceBudgetMs: 7 });
+  const scheduler = new JobScheduler([rollups, retention], () => now, { logger, observer, turns: new LoopTurns(), sliceBudgetMs: 7 });
   t.teardown(() => scheduler.stop());
   scheduler.start();
   t.equal(behind.get('rollups'), now.getTime(), 'both due from the start');
@@ -71,7 +72,7 @@ t.test('a failing slice ends its pass, is logged, and the next pass runs; stop w
   const { events, observer } = recordingObserver();
   const job = countingJob('flaky', 2, 20);
   job.fail = true;
-  const scheduler = new JobScheduler([job], () => new Date(), { logger: captured.logger, observer });
+  const scheduler = new JobScheduler([job], () => new Date(), { logger: captured.logger, observer, turns: new LoopTurns() });
   t.teardown(() => scheduler.stop());
   scheduler.start();
   await waitUntil('two good passes', async () => job.passes() >= 2);
@@ -90,7 +91,7 @@ t.test('a pass still running when it falls due again is not queued twice', async
   let release = false;
   const slow: BackgroundJob = { name: 'slow', periodMs: 5, slice: () => !release };
   let clock = 1_000;
-  const scheduler = new JobScheduler([slow], () => new Date(clock++), { logger, observer });
+  const scheduler = new JobScheduler([slow], () => new Date(clock++), { logger, observer, turns: new LoopTurns() });
   t.teardown(() => scheduler.stop());
   scheduler.start();
   const dueAt = behind.get('slow');
@@ -121,14 +122,14 @@ t.test('a slice that hands its work to another thread: its slice time is what it
     periodMs: 60_000,
     slice: () => (++calls === 1 ? new Promise((resolve) => setTimeout(() => resolve(false), 100)) : Promise.reject(new Error('worker gone'))),
   };
-  const scheduler = new JobScheduler([offLoop], () => new Date(), { logger, observer });
+  const scheduler = new JobScheduler([offLoop], () => new Date(), { logger, observer, turns: new LoopTurns() });
   t.teardown(() => scheduler.stop());
   scheduler.start();
   await waitUntil('the first pass', async () => passes.length === 1);
   t.ok(passSeconds[0]! >= 0.09, `the pass lasted until the work ended (${passSeconds[0]} s)`);
   t.ok(sliceSeconds[0]! < passSeconds[0]!, `the slice held the loop ${sliceSeconds[0]} s`);
   await scheduler.stop();
-  const second = new JobScheduler([offLoop], () => new Date(), { logger, observer });
+  const second = new JobScheduler([offLoop], () => new Date(), { logger, observer, turns: new LoopTurns() });
   second.start();
   await waitUntil('the second pass', async () => passes.length === 2);
   await second.stop();

@@ -1,3 +1,4 @@
+import { setImmediate as oneTurn } from 'node:timers/promises';
 import t from 'tap';
 import type { SampleBatch } from '../../../common/agent-protocol/sample-batch.js';
 import type { Snapshot } from '../../../common/agent-protocol/snapshot.js';
@@ -5,8 +6,9 @@ import { makeSnapshot } from '../../helpers/snapshot-factory.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { createTenant, startTestServer, type TestServer } from '../../helpers/test-server.js';
 
-// Ingest stores a batch in slices, one transaction each (ingest-service.ts). With a budget of 0 every
-// sample is a slice of its own, so a test can stop the server between two of them.
+// Ingest stores a batch in slices, one transaction each (ingest-service.ts), each in a turn of the
+// event loop of its own, the first one too. With a budget of 0 every sample is a slice of its own,
+// so a test can stop the server between two of them: after one turn, the first slice is committed.
 
 const startMs = Date.parse('2026-11-24T08:00:00Z');
 const now = new Date(startMs + 60_000);
@@ -59,7 +61,9 @@ t.test('a batch cut short after its first slice is not marked: its resend stores
   const { server, ids } = await serverWithDatabases(stateDir, ['one']);
   const batch = batchOf(ids);
   const storing = server.services.ingest.ingestInSlices({ kind: 'embedded' }, batch, now);
-  t.equal(count(server, 'samples'), 1, 'the first slice is committed before the first yield');
+  t.equal(count(server, 'samples'), 0, 'nothing is stored in the turn the batch arrived in');
+  await oneTurn();
+  t.equal(count(server, 'samples'), 1, 'the first slice is committed in the next turn');
   t.equal(count(server, 'ingested_batches'), 0, 'and the batch is not marked yet');
   const retry = server.services.ingest.ingestInSlices({ kind: 'embedded' }, batch, now);
   await server.close();
@@ -105,6 +109,8 @@ t.test('alerts are evaluated once the last slice stored, over every database of 
   });
   t.equal(rule.status, 201, rule.text);
   const storing = server.services.ingest.ingestInSlices({ kind: 'embedded' }, batchOf(ids), now);
+  await oneTurn();
+  t.equal(count(server, 'samples'), 1);
   t.equal(count(server, 'alerts'), 0, 'not after the first slice');
   await storing;
   t.same(server.db.prepare('SELECT database_id FROM alerts ORDER BY database_id').pluck().all(), [...ids].sort(), 'both databases, the first stored slices ago');
@@ -116,6 +122,8 @@ t.test('a batch marked by another writer between its slices answers duplicate, i
   const batch = batchOf(ids);
   const source = { kind: 'embedded' } as const;
   const sliced = server.services.ingest.ingestInSlices(source, batch, now);
+  await oneTurn();
+  t.equal(count(server, 'samples'), 1, 'its first slice stored');
   t.same(server.services.ingest.ingest(source, batch, now), { batch_id: batch.batch_id, stored: 2, duplicate: false, rejected: 0 }, 'the rest, in one go');
   t.same(await sliced, { batch_id: batch.batch_id, stored: 0, duplicate: true, rejected: 0 });
   t.equal(count(server, 'samples'), 3);
