@@ -227,9 +227,9 @@ export function composeServices(db: Db, secretKey: Buffer, options: CompositionO
     credentials: accounts.credentials,
     /** What the browser pages need of the accounts feature: their cookie and credential. */
     pageSessions: { cookie: accounts.cookie, credentials: accounts.pageCredentials },
-    /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
     /** The loop's turns the background jobs' slices share with ingest's: the job scheduler takes them. */
     turns,
+    /** What runs in the background, in slices, scheduled in one place (jobs/job-scheduler.ts). */
     backgroundJobs: [metrics.rollups, metrics.rollupSeal, metrics.seal, metrics.retention, queries.fold, new AlertEvaluationJob(alerts.alerting, databases.databases), audit.retention, accounts.sessionExpiry, saml.expiry],
     /** A webhook dispatcher over the outbox (not started). */
     webhookDispatcher: webhooks.dispatcher,

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { HistoryResolution, MetricDefinition } from '../../common/metric-catalog.js';
 import { IsoTimestamps } from './iso-timestamps.js';
-import type { SeriesRow } from './samples-repository.js';
+import type { SeriesRow } from './sample-store.js';
 
 /** A history answer before it is presented: the span, the resolution, the metrics asked for and the rows read. */
 export interface History {

@@ -5,7 +5,7 @@ import type { AgentRow } from '../agents/agent-row.js';
 import type { DatabaseRow } from '../databases/database-row.js';
 import type { LoopTurns } from '../jobs/loop-turns.js';
 import type { Transaction } from '../storage/open-database.js';
-import type { SampleValues, SamplesRepository } from './samples-repository.js';
+import type { SampleStore, SampleValues } from './sample-store.js';
 
 /** Who sent a batch: a registered remote agent, or the server's own embedded agent. */
 export type IngestSource = { kind: 'agent'; agent: AgentRow } | { kind: 'embedded' };
@@ -91,7 +91,7 @@ export class IngestService {
   readonly #inFlight = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly samples: SamplesRepository,
+    private readonly samples: SampleStore,
     private readonly databases: CollectedDatabases,
     private readonly agents: SpoolReports,
     private readonly steps: IngestSteps,

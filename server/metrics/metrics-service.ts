@@ -4,7 +4,7 @@ import type { DatabaseRow } from '../databases/database-row.js';
 import type { History } from './history-presenter.js';
 import type { HistoryQuery, Range } from './metrics-schema.js';
 import type { RetentionMs } from './retention.js';
-import type { SamplesRepository } from './samples-repository.js';
+import type { SampleStore } from './sample-store.js';
 
 const autoMaxPoints = 500;
 const maxPoints = 10_000;
@@ -15,7 +15,7 @@ export class MetricsService {
   readonly #apiMetrics: { metric: MetricDefinition; fromRange: boolean }[];
 
   constructor(
-    private readonly samples: SamplesRepository,
+    private readonly samples: SampleStore,
     private readonly retention: RetentionMs,
     private readonly catalog: MetricCatalog,
   ) {

@@ -3,24 +3,10 @@ import { rollupResolutions, type MetricCatalog, type MetricDefinition, type Roll
 import type { Db } from '../storage/open-database.js';
 import { hourMs, type HourSample } from './blocks/hour-block.js';
 import type { LatestSnapshotRow, SampleRow } from './sample-row.js';
+import type { RangeRates, SampleStore, SampleValues, SeriesRow } from './sample-store.js';
 import { RollupBlocks, sealedResolution } from './rollup-blocks.js';
 import { rollupColumns } from './rollup-columns.js';
 import { hourOf, SealedHours } from './sealed-hours.js';
-
-/** A sample as inserted: database, timestamp, reachability, the catalog's metrics in catalog order, latency source. */
-export type SampleValues = (string | number | null)[];
-
-/** Over a range: the number of samples, the latency source, and each rate and latency of the catalog by column. */
-export interface RangeRates {
-  samples: number;
-  latency_source: LatencySource | null;
-  [column: string]: number | string | null;
-}
-
-export type LatencySource = 'histogram' | 'estimate';
-
-/** A point of a series: its time and the columns asked for. */
-export type SeriesRow = Record<string, number | null>;
 
 /** A key range delete: what is older than the cutoff, about `limit` rows at most. */
 interface RangeDelete {
@@ -33,7 +19,11 @@ const maxSeriesStatements = 256;
 /** A bound below every timestamp, for SQL (which takes no -Infinity from a number). */
 const beforeAll = Number.MIN_SAFE_INTEGER;
 
-export class SamplesRepository {
+/**
+ * The embedded sample store, in SQLite: the open hours' samples as rows (`samples`), closed hours
+ * sealed into blocks (SealedHours), rollups as rows until their span is sealed (RollupBlocks).
+ */
+export class SamplesRepository implements SampleStore {
   readonly #insert;
   readonly #markBatch;
   readonly #batchSeen;
@@ -118,20 +108,17 @@ export class SamplesRepository {
     );
   }
 
-  /** Records a batch id; false when it was stored before. */
   markBatch(source: string, batchId: string, receivedAtMs: number): boolean {
     return this.#markBatch.run(source, batchId, receivedAtMs).changes === 1;
   }
 
-  /** Whether a batch was stored (marked) before. */
   batchSeen(source: string, batchId: string): boolean {
     return this.#batchSeen.get(source, batchId) !== undefined;
   }
 
   /**
-   * False when a sample with this database and timestamp exists already. A sample for a sealed hour
-   * (an agent's spool draining late) first turns that hour back into rows, which the rollup job then
-   * folds again and the seal job seals again.
+   * A sample for a sealed hour (an agent's spool draining late) first turns that hour back into
+   * rows, which the rollup job then folds again and the seal job seals again.
    */
   insert(values: SampleValues): boolean {
     const databaseId = values[0] as string;
@@ -145,7 +132,6 @@ export class SamplesRepository {
     return this.#insert.run(values).changes === 1;
   }
 
-  /** True when this snapshot is now the newest of its database. */
   upsertLatest(row: LatestSnapshotRow): boolean {
     return this.#upsertLatest.run(row).changes === 1;
   }
@@ -155,7 +141,6 @@ export class SamplesRepository {
     return this.#newerSealed(databaseId, row) ?? row;
   }
 
-  /** The newest sample of every database that has one. */
   latestOfEach(): SampleRow[] {
     const rows = new Map(this.#latestOfEach.all().map((row) => [row.database_id, row]));
     for (const { database_id, hour } of this.#newestSealedHours.all()) {
@@ -167,19 +152,16 @@ export class SamplesRepository {
     return [...rows.values()];
   }
 
-  /** When a collection last reached the database (ms), among the samples retention keeps. */
   lastReachedAt(databaseId: string): number | undefined {
     return this.lastReachedBefore(databaseId, Number.MAX_SAFE_INTEGER);
   }
 
-  /** The newest sample before `beforeMs` whose collection reached the database (ms): where a statement interval starts. */
   lastReachedBefore(databaseId: string, beforeMs: number): number | undefined {
     const row = this.#lastReached.get(databaseId, beforeMs);
     // Rows and blocks never share an hour: a sealed hour after the newest such row is after that row.
     return this.#sealed.newest(databaseId, row ?? beforeAll, beforeMs, [], (sample) => sample.reachable === 1)?.ts ?? row;
   }
 
-  /** Every sample of a database from `fromMs` on, oldest first, with its reachability and these metrics' values: what alert evaluation reads. */
   since(databaseId: string, fromMs: number, metrics: readonly MetricDefinition[]): (SeriesRow & { ts: number; reachable: number })[] {
     const columns = ['ts', 'reachable', ...metrics.map((metric) => metric.column)];
     const rows = this.#statement(`since ${columns.join(',')}`, () => `SELECT ${columns.join(', ')} FROM samples WHERE database_id = ? AND ts >= ? ORDER BY ts`).all(
@@ -194,11 +176,6 @@ export class SamplesRepository {
     return this.#latestSnapshots.all();
   }
 
-  /**
-   * Rates average over the reachable samples in (from, to]; latencies weight each interval by its
-   * query rate, which makes the average exact and the percentiles a throughput-weighted mean of
-   * interval percentiles. The range's latency is a histogram's only when every interval that weighs in was.
-   */
   rangeRates(databaseId: string, fromMs: number, toMs: number): RangeRates {
     const sums = this.#rangeSums.get(databaseId, fromMs, toMs)!;
     for (const sample of this.#sealed.samples(databaseId, fromMs + 1, toMs + 1, this.#rateColumns)) {
@@ -207,7 +184,6 @@ export class SamplesRepository {
     return ratesOf(sums, this.catalog);
   }
 
-  /** These metrics' values of the first `limit` samples in [from, to), oldest first. */
   rawSeries(databaseId: string, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
     const columns = ['ts', ...metrics.map((metric) => metric.column)];
     const rows = this.#statement(`raw ${columns.join(',')}`, () =>
@@ -218,9 +194,8 @@ export class SamplesRepository {
   }
 
   /**
-   * These metrics' `<column>_avg|_min|_max` in the first `limit` buckets of one resolution
-   * starting in [from, to). A bucket with samples the rollup job has not folded yet is its folded
-   * part (if any) merged with those samples, so a read never waits for a fold nor writes one.
+   * A bucket with samples the rollup job has not folded yet is its folded part (if any) merged
+   * with those samples, so a read never waits for a fold nor writes one.
    */
   rollupSeries(databaseId: string, resolution: RollupResolution, metrics: readonly MetricDefinition[], fromMs: number, toMs: number, limit: number): SeriesRow[] {
     const columns = rollupColumns(metrics);
