@@ -1,7 +1,8 @@
 // Child processes for the benchmarks: start, wait for readiness, stop; output kept for failures.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -74,6 +75,11 @@ export async function eventLoopWindow(proc, file, number) {
     await sleep(20);
   }
   throw new Error(`the server wrote no event-loop window ${number}`);
+}
+
+/** Keeps a window beside a CPU profile of the same run, in DIR/event-loop-blocks.json: bench/loop-blocks.js reads both. */
+export function keepLoopWindow(profileDir, window) {
+  writeFileSync(join(profileDir, 'event-loop-blocks.json'), JSON.stringify(window));
 }
 
 /** A window's blocks over 40 ms, longest first: each held time with the CPU time and garbage collection within it. */

@@ -10,14 +10,15 @@
 // `--warm-up` seconds (the first sight of every statement) the server's CPU (user + system, /proc)
 // and its event-loop delay (bench/event-loop-probe.js) are measured over `--seconds`. A batch is
 // refused when it is not answered 200, late when its answer takes longer than the 10 s interval.
-// `--cpu-prof DIR`: the server writes a V8 CPU profile of its whole run there when it stops.
+// `--cpu-prof DIR`: the server writes a V8 CPU profile of its whole run there when it stops, and the
+// measured window's loop blocks go beside it (read both with bench/loop-blocks.js).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
 import { fleetSamples, random, registerFleet, repoRoot } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
@@ -38,7 +39,7 @@ const root = resolve(values.root);
 const databaseCount = integerFlag(values, 'databases');
 const seconds = integerFlag(values, 'seconds');
 const warmUpSeconds = integerFlag(values, 'warm-up', 0);
-const profileArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`];
+const profileArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`];
 
 const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 const children = [];
@@ -94,6 +95,7 @@ try {
   const cpuMs = childCpuMs(server.child.pid) - cpuBefore;
   const elapsedS = (performance.now() - windowStarted) / 1000;
   const loop = await eventLoopWindow(server, loopFile, 3);
+  if (values['cpu-prof'] !== undefined) keepLoopWindow(resolve(values['cpu-prof']), loop);
   await Promise.all(agentLoops);
   // The background passes' slices over 50 ms (and in all), warm-up included: what else held the loop.
   const slices = (await (await globalThis.fetch(`${base}/metrics`)).text())

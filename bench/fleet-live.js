@@ -12,12 +12,12 @@
 // server's event-loop delay over the same window by bench/event-loop-probe.js inside it.
 // `--cpu-prof DIR`: the server writes a V8 CPU profile of its whole run there when it stops, and the
 // measured window's loop blocks go beside it in event-loop-blocks.json (read both with bench/loop-blocks.js).
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
 import { agentSamples, describeRun, fleetArgs, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
@@ -105,7 +105,7 @@ try {
   const elapsed = (performance.now() - started) / 1000;
   const serverCpu = (childCpuMs(server.child.pid) - cpuBefore) / 1000 / elapsed;
   const loop = await eventLoopWindow(server, loopFile, 2);
-  if (flags['cpu-prof'] !== undefined) writeFileSync(join(resolve(flags['cpu-prof']), 'event-loop-blocks.json'), JSON.stringify(loop));
+  if (flags['cpu-prof'] !== undefined) keepLoopWindow(resolve(flags['cpu-prof']), loop);
   const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
     .split('\n')
     .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.(05|1|5)"))/.test(line));
