@@ -159,7 +159,8 @@ mariadb_ensure_running
 
 # === 2. Debian packages =============================================================
 HYPOPG_PKG=postgresql-$PG_VERSION-hypopg
-wanted_pkgs=("$HYPOPG_PKG" prometheus prometheus-postgres-exporter prometheus-mysqld-exporter systemd chromium)
+# openssl: the agent's https test makes its certificates with it.
+wanted_pkgs=("$HYPOPG_PKG" prometheus prometheus-postgres-exporter prometheus-mysqld-exporter systemd chromium openssl)
 # The Go client's tests (clients/go) need a Go toolchain: any `go` on PATH will do.
 command -v go >/dev/null 2>&1 || wanted_pkgs+=(golang-go)
 missing_pkgs=()

@@ -116,10 +116,16 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** OpenSSL's verification failures and node's host name check, as node codes them. */
+const certificateRefusal = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/;
+
 function describeNetworkError(error: unknown, timeout: AbortSignal, timeoutMs: number): string {
   if (timeout.aborted) return `no answer within ${timeoutMs} ms`;
   if (error instanceof Error) {
     const own = (error as { code?: unknown }).code;
+    if (typeof own === 'string' && certificateRefusal.test(own)) {
+      return `the server's TLS certificate was refused (${own}: ${error.message}); a private CA is trusted with NODE_EXTRA_CA_CERTS`;
+    }
     if (typeof own === 'string' && error.name !== 'AbortError') return `cannot reach the server (${own})`;
     const cause = (error as { cause?: unknown }).cause;
     const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
