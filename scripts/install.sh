@@ -109,10 +109,11 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 has_agent=0
 [ -f "$src/dist/agent/main.js" ] && has_agent=1
 
-node_bin=$(command -v node) || die "node is not on PATH (dbmon needs Node.js 20 or newer)"
+node_bin=$(command -v node) || die "node is not on PATH (dbmon needs Node.js 20.12 or newer)"
 node_bin=$(readlink -f "$node_bin")
-node_major=$("$node_bin" -p 'process.versions.node.split(".")[0]')
-[ "$node_major" -ge 20 ] || die "$node_bin is Node.js $node_major; dbmon needs 20 or newer"
+node_version=$("$node_bin" -p 'process.versions.node')
+"$node_bin" -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 20 || (major === 20 && minor >= 12) ? 0 : 1)' ||
+  die "$node_bin is Node.js $node_version; dbmon needs 20.12 or newer"
 case $node_bin in
   /home/*|/root/*|/run/user/*)
     log "warning: $node_bin is under a home directory, which the units hide (ProtectHome=yes); install Node.js system-wide" ;;
