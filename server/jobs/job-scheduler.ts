@@ -27,8 +27,9 @@ const defaultSliceBudgetMs = 20;
 /**
  * The one place background jobs are scheduled: a pass of each job when the scheduler starts and
  * then every `periodMs`, one pass at a time, each slice in an event-loop turn of its own, shared
- * with no other slice (LoopTurns), so that requests are served between slices. A pass still running when its next one falls due is not
- * started twice; a slice that throws ends its pass, logged, and the next pass starts on time.
+ * with no other slice (LoopTurns), so that requests are served between slices. A pass still
+ * running when its next one falls due is not started twice; a slice that throws ends its pass,
+ * logged, and the next pass starts on time.
  */
 export class JobScheduler {
   readonly #queue: { job: BackgroundJob; dueAtMs: number }[] = [];
