@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -77,9 +77,14 @@ export async function eventLoopWindow(proc, file, number) {
   throw new Error(`the server wrote no event-loop window ${number}`);
 }
 
-/** Keeps a window beside a CPU profile of the same run, in DIR/event-loop-blocks.json: bench/loop-blocks.js reads both. */
+/** Node's flags for a server child that writes a V8 CPU profile into `profileDir` when it stops; none without a directory. */
+export function cpuProfileArgs(profileDir) {
+  return profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${resolve(profileDir)}`];
+}
+
+/** Keeps a window beside that CPU profile, in event-loop-blocks.json (bench/loop-blocks.js reads both); nothing without a directory. */
 export function keepLoopWindow(profileDir, window) {
-  writeFileSync(join(profileDir, 'event-loop-blocks.json'), JSON.stringify(window));
+  if (profileDir !== undefined) writeFileSync(join(resolve(profileDir), 'event-loop-blocks.json'), JSON.stringify(window));
 }
 
 /** A window's blocks over 40 ms, longest first: each held time with the CPU time and garbage collection within it. */

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, cpuProfileArgs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
 import { fleetSamples, random, registerFleet, repoRoot } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
@@ -39,7 +39,6 @@ const root = resolve(values.root);
 const databaseCount = integerFlag(values, 'databases');
 const seconds = integerFlag(values, 'seconds');
 const warmUpSeconds = integerFlag(values, 'warm-up', 0);
-const profileArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`];
 
 const stateDir = mkdtempSync(join(tmpdir(), 'dbmon-bench-ingest-'));
 const children = [];
@@ -49,7 +48,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(stateDir, 'event-loop.json');
-  const server = startChild(children, 'dbmon server', root, [...profileArgs, '--import', eventLoopProbe, join(root, 'dist/server/main.js')], {
+  const server = startChild(children, 'dbmon server', root, [...cpuProfileArgs(values['cpu-prof']), '--import', eventLoopProbe, join(root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: stateDir,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
@@ -95,7 +94,7 @@ try {
   const cpuMs = childCpuMs(server.child.pid) - cpuBefore;
   const elapsedS = (performance.now() - windowStarted) / 1000;
   const loop = await eventLoopWindow(server, loopFile, 3);
-  if (values['cpu-prof'] !== undefined) keepLoopWindow(resolve(values['cpu-prof']), loop);
+  keepLoopWindow(values['cpu-prof'], loop);
   await Promise.all(agentLoops);
   // The background passes' slices over 50 ms (and in all), warm-up included: what else held the loop.
   const slices = (await (await globalThis.fetch(`${base}/metrics`)).text())

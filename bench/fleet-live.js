@@ -14,15 +14,14 @@
 // measured window's loop blocks go beside it in event-loop-blocks.json (read both with bench/loop-blocks.js).
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childCpuMs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
+import { childCpuMs, cpuProfileArgs, describeBlocks, eventLoopProbe, eventLoopWindow, freePort, keepLoopWindow, startChild, stopChild, waitFor } from './child-processes.js';
 import { agentSamples, describeRun, fleetArgs, fleetState, foldAll, openFleet, runJob } from './fleet-state.js';
 import { integerFlag, out, percentile } from './output.js';
 
 const flags = fleetArgs({ seconds: { type: 'string', default: '150' }, 'cpu-prof': { type: 'string' } });
-const profileArgs = flags['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${resolve(flags['cpu-prof'])}`];
 const seconds = integerFlag(flags, 'seconds');
 const intervalMs = 10_000;
 
@@ -63,7 +62,7 @@ try {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const loopFile = join(copy, 'event-loop.json');
-  const server = startChild(children, 'dbmon server', flags.root, [...profileArgs, '--import', eventLoopProbe, join(flags.root, 'dist/server/main.js')], {
+  const server = startChild(children, 'dbmon server', flags.root, [...cpuProfileArgs(flags['cpu-prof']), '--import', eventLoopProbe, join(flags.root, 'dist/server/main.js')], {
     DBMON_STATE_DIR: copy,
     DBMON_PORT: String(port),
     DBMON_LOG_LEVEL: 'warn',
@@ -105,7 +104,7 @@ try {
   const elapsed = (performance.now() - started) / 1000;
   const serverCpu = (childCpuMs(server.child.pid) - cpuBefore) / 1000 / elapsed;
   const loop = await eventLoopWindow(server, loopFile, 2);
-  if (flags['cpu-prof'] !== undefined) keepLoopWindow(resolve(flags['cpu-prof']), loop);
+  keepLoopWindow(flags['cpu-prof'], loop);
   const jobLines = (await (await globalThis.fetch(`${base}/metrics`)).text())
     .split('\n')
     .filter((line) => /^dbmon_job_(lag_seconds|last_pass_duration_seconds|passes_total|slice_duration_seconds_(count|bucket\{[^}]*le="0\.(05|1|5)"))/.test(line));

@@ -38,9 +38,9 @@ for (const block of [...blocks].sort((a, b) => b.ms - a.ms)) {
   for (let i = 0; i < times.length; i++) {
     if (times[i] < block.fromUs || times[i] > block.toUs) continue;
     const tookUs = (times[i + 1] ?? times[i]) - times[i];
-    const id = profile.samples[i];
-    byCategory.set(categoryOf(id), (byCategory.get(categoryOf(id)) ?? 0) + tookUs);
-    byFrame.set(frameOf(id), (byFrame.get(frameOf(id)) ?? 0) + tookUs);
+    const [category, frame] = [categoryOf(profile.samples[i]), frameOf(profile.samples[i])];
+    byCategory.set(category, (byCategory.get(category) ?? 0) + tookUs);
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + tookUs);
     sampledUs += tookUs;
   }
   const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, us]) => `${name} ${ms(us)}`).join(', ');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { hourOf } from '../../../server/metrics/sealed-hours.js';
 import { openStateDir } from '../../../server/state-dir.js';
 import type { Db } from '../../../server/storage/open-database.js';
 import { killOnProgress, preparedState } from '../../helpers/crash-state.js';
@@ -8,17 +9,16 @@ import { spawnServer, type ServerProcess } from '../../helpers/spawn-server.js';
 
 // The built server killed with SIGKILL in the middle of batch writes, then the agent retries what was not acknowledged.
 
+/** Where the batches' samples start: 70 minutes before this hour, so that the first ten minutes fall in an hour the seal job may seal. */
+function oldestHourSealable(): number {
+  return hourOf(Date.now()) - 70 * 60_000;
+}
+
 /**
  * How many samples are stored, rows and sealed hours alike, and how many distinct ones: the seal
  * job may have sealed the oldest hour of the batches by the time the test counts (once that hour
  * ended five minutes ago), and a resent sample may have unsealed it again.
  */
-/** Where the batches' samples start: 70 minutes before this hour, so that the first ten minutes fall in an hour the seal job may seal. */
-function oldestHourSealable(): number {
-  const hour = 3_600_000;
-  return Math.floor(Date.now() / hour) * hour - 70 * 60_000;
-}
-
 function storedSamples(db: Db): { stored: number; distinct: number } {
   fillEverySample(db);
   const count = (sql: string) => db.prepare(sql).pluck().get() as number;
